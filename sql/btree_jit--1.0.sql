@@ -1,0 +1,58 @@
+/* btree_jit--1.0.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION btree_jit" to load this file. \quit
+
+-- Is the redirect installed, where, and why not?  Counters are cluster-wide:
+-- exited backends plus the calling one.
+CREATE FUNCTION btree_jit_status(
+    OUT active boolean,
+    OUT reason text,
+    OUT server_version text,
+    OUT build_id text,
+    OUT binsrch_address text,
+    OUT call_sites integer,
+    OUT evidence text,
+    OUT jit_searches bigint,
+    OUT stock_searches bigint,
+    OUT verified_searches bigint,
+    OUT compiles bigint,
+    OUT compile_failures bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'btree_jit_status'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+-- One row per index this backend has searched since it started.
+CREATE FUNCTION btree_jit_index_stats(
+    OUT indexrelid regclass,
+    OUT state text,
+    OUT reason text,
+    OUT signature text,
+    OUT jit_searches bigint,
+    OUT stock_searches bigint,
+    OUT declined_searches bigint,
+    OUT verified_searches bigint,
+    OUT compile_ms float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'btree_jit_index_stats'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+-- The optimised IR ('ir') or machine code ('asm') generated for an index.
+CREATE FUNCTION btree_jit_explain(index regclass, format text DEFAULT 'ir')
+RETURNS text
+AS 'MODULE_PATHNAME', 'btree_jit_explain'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+-- Compile the page search for an index now, ahead of its first search;
+-- returns the resulting state and signature.
+CREATE FUNCTION btree_jit_compile(index regclass,
+    OUT state text,
+    OUT signature text,
+    OUT reason text,
+    OUT compile_ms float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'btree_jit_compile'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+REVOKE ALL ON FUNCTION btree_jit_explain(regclass, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION btree_jit_compile(regclass) FROM PUBLIC;

@@ -1,0 +1,90 @@
+/*-------------------------------------------------------------------------
+ *
+ * binpatch.h
+ *	  Finding _bt_binsrch in the running, stripped server binary and
+ *	  redirecting it to the dispatcher.
+ *
+ * Nothing here depends on PostgreSQL headers: locate.c and redirect.c are
+ * plain C over ELF and Zydis, so that test/patcher can exercise them outside
+ * a server.  Failures are reported as text in a caller-supplied buffer; the
+ * caller (btree_jit.c) turns that into a LOG line and the status row.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_BINPATCH_H
+#define BTREE_JIT_BINPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BTJIT_MAX_CALLSITES 8
+
+/* Test hooks for the locator: feed it wrong input on purpose. */
+typedef enum BtjitLocateFault
+{
+	BTJIT_LOCATE_NORMAL = 0,
+	BTJIT_LOCATE_FAULT_WRONG_CALLER,	/* analyse _bt_binsrch_insert in place
+										 * of _bt_first */
+	BTJIT_LOCATE_FAULT_TRUNCATED,	/* decode only the first bytes of each
+									 * caller */
+	BTJIT_LOCATE_FAULT_NO_CALLCONV	/* pretend the calling-convention proof
+									 * failed */
+} BtjitLocateFault;
+
+typedef struct BtjitLocation
+{
+	uintptr_t	binsrch;		/* runtime address of _bt_binsrch */
+	size_t		binsrch_size;	/* length, from its .eh_frame FDE */
+	int			ncallsites;		/* direct calls/jumps to it found in .text */
+	uintptr_t	callsites[BTJIT_MAX_CALLSITES]; /* runtime addresses */
+	uintptr_t	load_bias;		/* where the binary is mapped */
+	char		binary_path[256];	/* what /proc/self/exe pointed to */
+	char		build_id[64];	/* GNU build-id, hex, or "" if none */
+	char		evidence[1024]; /* human-readable summary of the proof */
+} BtjitLocation;
+
+/*
+ * Find _bt_binsrch in the running binary and prove its calling convention.
+ * Returns false, with the reason in why[], on any doubt.
+ */
+extern bool btjit_locate_binsrch(BtjitLocateFault fault, BtjitLocation *loc,
+								 char *why, size_t whylen);
+
+/*
+ * The same analysis for a binary that is not the running program (used by
+ * test/patcher): path names the ELF file, whose PT_LOAD segments the caller
+ * has mapped readable at load_bias + p_vaddr.  Addresses in loc are in that
+ * mapping.
+ */
+extern bool btjit_locate_binsrch_at(const char *path, uintptr_t load_bias,
+									BtjitLocateFault fault, BtjitLocation *loc,
+									char *why, size_t whylen);
+
+/* An installed entry detour. */
+typedef struct BtjitDetour
+{
+	uintptr_t	target;			/* patched function entry */
+	size_t		patch_offset;	/* bytes skipped before the jump (endbr64) */
+	size_t		displaced_len;	/* instruction bytes moved to the trampoline */
+	unsigned char saved[32];	/* original bytes at target + patch_offset */
+	void	   *stub_page;		/* near page holding thunk + trampoline */
+	size_t		stub_page_size;
+	void	   *stock;			/* trampoline: runs the original code */
+	char		description[256];	/* what was done, for the status row */
+} BtjitDetour;
+
+/*
+ * Redirect every call of target (whose body is target_size bytes long) to
+ * replacement.  On success d->stock is a function pointer with target's
+ * original behaviour.  Text is writable only during the write.  On failure
+ * nothing is changed and why[] says what failed.
+ */
+extern bool btjit_detour_install(void *target, size_t target_size,
+								 void *replacement, BtjitDetour *d,
+								 char *why, size_t whylen);
+
+/* Undo btjit_detour_install (used by the unit tests). */
+extern bool btjit_detour_remove(BtjitDetour *d, char *why, size_t whylen);
+
+#endif							/* BTREE_JIT_BINPATCH_H */

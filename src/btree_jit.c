@@ -1,0 +1,290 @@
+/*-------------------------------------------------------------------------
+ *
+ * btree_jit.c
+ *	  Module start-up: GUC definitions, locating and redirecting
+ *	  _bt_binsrch in the postmaster, and the cluster-wide counters.
+ *
+ * Everything that can go wrong at start-up (unsupported platform, unknown
+ * binary layout, failed proof of the calling convention, text that cannot
+ * be patched) leaves the server unpatched and running; one LOG line and
+ * btree_jit_status() say why.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+#include "utils/inval.h"
+
+#include "btree_jit.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* ---- GUCs: every btree_jit.* setting is defined here ---- */
+bool		btjit_enabled = true;
+bool		btjit_verify = false;
+bool		btjit_log_compiles = false;
+int			btjit_max_signatures = 64;
+char	   *btjit_template_path = NULL;
+static int	btjit_locate_fault = BTJIT_LOCATE_NORMAL;
+
+static const struct config_enum_entry locate_fault_options[] = {
+	{"none", BTJIT_LOCATE_NORMAL, false},
+	{"wrong_caller", BTJIT_LOCATE_FAULT_WRONG_CALLER, false},
+	{"truncated", BTJIT_LOCATE_FAULT_TRUNCATED, false},
+	{"no_callconv", BTJIT_LOCATE_FAULT_NO_CALLCONV, false},
+	{NULL, 0, false}
+};
+
+BtjitModuleState btjit_module;
+
+/* Cluster-wide totals: backends add their local counters when they exit. */
+typedef struct BtjitSharedCounters
+{
+	pg_atomic_uint64 jit_searches;
+	pg_atomic_uint64 stock_searches;
+	pg_atomic_uint64 verified_searches;
+	pg_atomic_uint64 compiles;
+	pg_atomic_uint64 compile_failures;
+} BtjitSharedCounters;
+
+static BtjitSharedCounters *btjit_shared = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static bool btjit_exit_registered = false;
+
+static void btjit_shmem_request(void);
+static void btjit_shmem_startup(void);
+static void btjit_install_redirect(void);
+static void btjit_define_gucs(void);
+
+void
+_PG_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+	{
+		snprintf(btjit_module.reason, sizeof(btjit_module.reason),
+				 "not loaded via shared_preload_libraries");
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("btree_jit is inactive: it must be loaded via shared_preload_libraries"),
+				 errhint("Add btree_jit to shared_preload_libraries in postgresql.conf and restart the server.")));
+		return;
+	}
+
+	btjit_define_gucs();
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = btjit_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = btjit_shmem_startup;
+
+	btjit_cache_init();
+	btjit_install_redirect();
+}
+
+static void
+btjit_define_gucs(void)
+{
+	DefineCustomBoolVariable("btree_jit.enabled",
+							 "Routes B-tree page searches through specialised compiled code.",
+							 "When off, every page search runs the server's own code.",
+							 &btjit_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("btree_jit.verify",
+							 "Runs the server's own page search beside the compiled code and raises an error on any difference.",
+							 NULL,
+							 &btjit_verify,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("btree_jit.log_compiles",
+							 "Logs each compilation of a key shape with its duration.",
+							 NULL,
+							 &btjit_log_compiles,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("btree_jit.max_signatures",
+							"Maximum number of compiled key shapes kept per backend.",
+							"Indexes with further shapes use the server's own code.",
+							&btjit_max_signatures,
+							64, 1, 4096,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("btree_jit.template_path",
+							   "Path of the bitcode template (default: the installed one).",
+							   NULL,
+							   &btjit_template_path,
+							   "",
+							   PGC_SUSET,
+							   GUC_NOT_IN_SAMPLE,
+							   NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("btree_jit.locate_fault",
+							 "Test hook: feeds the locator wrong input so that it must refuse.",
+							 NULL,
+							 &btjit_locate_fault,
+							 BTJIT_LOCATE_NORMAL,
+							 locate_fault_options,
+							 PGC_POSTMASTER,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("btree_jit");
+}
+
+/*
+ * Find _bt_binsrch and install the detour.  Runs once, in the postmaster (or
+ * a single-user backend) before any page search can happen, so nothing can
+ * be executing the code being patched.
+ */
+static void
+btjit_install_redirect(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+	char		why[512];
+	BtjitLocation *loc = &btjit_module.location;
+
+	if (!btjit_locate_binsrch((BtjitLocateFault) btjit_locate_fault, loc,
+							  why, sizeof(why)))
+	{
+		snprintf(btjit_module.reason, sizeof(btjit_module.reason),
+				 "_bt_binsrch not identified: %s", why);
+		ereport(LOG,
+				(errmsg("btree_jit is inactive: %s", btjit_module.reason),
+				 errdetail("Every B-tree page search uses the server's own code.")));
+		return;
+	}
+
+	if (!btjit_detour_install((void *) loc->binsrch, loc->binsrch_size,
+							  (void *) btjit_dispatch, &btjit_module.detour,
+							  why, sizeof(why)))
+	{
+		snprintf(btjit_module.reason, sizeof(btjit_module.reason),
+				 "redirect of _bt_binsrch at %s+0x%lx failed: %s",
+				 loc->binary_path,
+				 (unsigned long) (loc->binsrch - loc->load_bias), why);
+		ereport(LOG,
+				(errmsg("btree_jit is inactive: %s", btjit_module.reason),
+				 errdetail("Every B-tree page search uses the server's own code.")));
+		return;
+	}
+
+	btjit_module.stock = (BtjitBinsrchFn) btjit_module.detour.stock;
+	btjit_module.active = true;
+	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
+			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)",
+			 loc->binary_path,
+			 (unsigned long) (loc->binsrch - loc->load_bias),
+			 loc->ncallsites, btjit_module.detour.description);
+	ereport(LOG,
+			(errmsg("btree_jit: %s", btjit_module.reason),
+			 errdetail("Evidence: %s", loc->evidence)));
+#else
+	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
+			 "unsupported platform: only x86-64 Linux is supported");
+	ereport(LOG,
+			(errmsg("btree_jit is inactive: %s", btjit_module.reason)));
+#endif
+}
+
+static void
+btjit_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(BtjitSharedCounters)));
+}
+
+static void
+btjit_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	btjit_shared = ShmemInitStruct("btree_jit counters",
+								   sizeof(BtjitSharedCounters), &found);
+	if (!found)
+	{
+		pg_atomic_init_u64(&btjit_shared->jit_searches, 0);
+		pg_atomic_init_u64(&btjit_shared->stock_searches, 0);
+		pg_atomic_init_u64(&btjit_shared->verified_searches, 0);
+		pg_atomic_init_u64(&btjit_shared->compiles, 0);
+		pg_atomic_init_u64(&btjit_shared->compile_failures, 0);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/*
+ * Add this backend's counters to the shared totals.  Called once, at exit:
+ * the per-index counters are the backend's only record of its searches.
+ */
+static void
+btjit_flush_counters(void)
+{
+	BtjitCounters c;
+
+	if (btjit_shared == NULL)
+		return;
+	btjit_local_totals(&c);
+	pg_atomic_fetch_add_u64(&btjit_shared->jit_searches, c.jit_searches);
+	pg_atomic_fetch_add_u64(&btjit_shared->stock_searches, c.stock_searches);
+	pg_atomic_fetch_add_u64(&btjit_shared->verified_searches, c.verified_searches);
+	pg_atomic_fetch_add_u64(&btjit_shared->compiles, c.compiles);
+	pg_atomic_fetch_add_u64(&btjit_shared->compile_failures, c.compile_failures);
+}
+
+static void
+btjit_exit_flush(int code, Datum arg)
+{
+	btjit_flush_counters();
+}
+
+/*
+ * Called from the dispatcher's slow path: arrange for this backend's
+ * counters to reach the shared totals when it exits.
+ */
+void
+btjit_register_exit_flush(void)
+{
+	if (btjit_exit_registered || btjit_shared == NULL)
+		return;
+	before_shmem_exit(btjit_exit_flush, (Datum) 0);
+	btjit_exit_registered = true;
+}
+
+/* Cluster totals as of now: shared totals plus this backend's. */
+void
+btjit_total_counters(BtjitCounters *out)
+{
+	btjit_local_totals(out);
+	if (btjit_shared == NULL)
+		return;
+	out->jit_searches += pg_atomic_read_u64(&btjit_shared->jit_searches);
+	out->stock_searches += pg_atomic_read_u64(&btjit_shared->stock_searches);
+	out->verified_searches += pg_atomic_read_u64(&btjit_shared->verified_searches);
+	out->compiles += pg_atomic_read_u64(&btjit_shared->compiles);
+	out->compile_failures += pg_atomic_read_u64(&btjit_shared->compile_failures);
+}

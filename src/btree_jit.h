@@ -1,0 +1,152 @@
+/*-------------------------------------------------------------------------
+ *
+ * btree_jit.h
+ *	  Declarations shared by the files of the btree_jit module.
+ *
+ * Layers, one file each:
+ *	  btree_jit.c	module start-up: GUCs, locating and redirecting
+ *					_bt_binsrch, shared counters
+ *	  locate.c		find _bt_binsrch in the stripped binary (binpatch.h)
+ *	  redirect.c	entry detour with a relocated-prologue trampoline
+ *	  dispatch.c	the redirected entry point: JIT code, stock path, verify
+ *	  keyshape.c	derive a key shape (signature) from the relcache
+ *	  compile.c		specialise the bitcode template with LLVM ORC
+ *	  llvm_error.cpp  LLVM fatal errors and bad_alloc -> ereport
+ *	  jitcache.c	signature -> code, relation -> index state, invalidation
+ *	  sqlfuncs.c	SQL-callable reporting and control functions
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_H
+#define BTREE_JIT_H
+
+#include "access/nbtree.h"
+#include "utils/rel.h"
+
+#include "binpatch.h"
+#include "shape.h"
+
+/* ---- GUCs (defined in btree_jit.c) ---- */
+extern bool btjit_enabled;
+extern bool btjit_verify;
+extern bool btjit_log_compiles;
+extern int	btjit_max_signatures;
+extern char *btjit_template_path;
+
+/* ---- Module state established in the postmaster (btree_jit.c) ---- */
+typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
+										Buffer buf);
+
+typedef struct BtjitModuleState
+{
+	bool		active;			/* redirect installed */
+	char		reason[512];	/* where installed, or why not */
+	BtjitLocation location;
+	BtjitDetour detour;
+	BtjitBinsrchFn stock;		/* runs the original machine code */
+} BtjitModuleState;
+
+extern BtjitModuleState btjit_module;
+
+/* ---- Dispatcher (dispatch.c) ---- */
+extern OffsetNumber btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf);
+
+/* Search and compile counts, per backend or cluster-wide. */
+typedef struct BtjitCounters
+{
+	uint64		jit_searches;
+	uint64		stock_searches;
+	uint64		verified_searches;
+	uint64		compiles;
+	uint64		compile_failures;
+} BtjitCounters;
+
+/* btree_jit.c: shared totals (exited backends plus this one) */
+extern void btjit_register_exit_flush(void);
+extern void btjit_total_counters(BtjitCounters *out);
+
+/* ---- Per-index state and code cache (jitcache.c) ---- */
+typedef enum BtjitIndexState
+{
+	BTJIT_INDEX_UNKNOWN = 0,	/* not examined since (re)open */
+	BTJIT_INDEX_JIT,			/* compiled code in use */
+	BTJIT_INDEX_STOCK			/* stock path; reason says why */
+} BtjitIndexState;
+
+typedef struct BtjitIndex
+{
+	Oid			indexrelid;		/* hash key */
+	BtjitIndexState state;
+	BtjitSearchFn fn;			/* non-NULL only when state is JIT */
+	struct BtjitCode *code;		/* compiled shape, when state is JIT */
+	char		reason[192];
+	char		signature[BTJIT_SIGNATURE_LEN];
+	uint64		jit_searches;
+	uint64		stock_searches;
+	uint64		declined_searches;	/* compiled code handed back the call */
+	uint64		verified_searches;
+} BtjitIndex;
+
+/*
+ * Relation -> index state, without a hash probe: a direct-mapped table keyed
+ * by the relcache entry's address.  The address of a relcache entry is
+ * stable for its lifetime (rebuilds happen in place), and the relcache
+ * callback empties slots whenever an index's definition may have changed;
+ * the rd_id check catches an entry freed and its memory reused.
+ */
+#define BTJIT_SLOTS 256
+
+typedef struct BtjitSlot
+{
+	Relation	rel;
+	Oid			relid;
+	BtjitIndex *ix;
+} BtjitSlot;
+
+extern BtjitSlot btjit_slots[BTJIT_SLOTS];
+
+static inline BtjitSlot *
+btjit_slot_for(Relation rel)
+{
+	uint64		h = ((uint64) (uintptr_t) rel >> 4) * UINT64CONST(0x9E3779B97F4A7C15);
+
+	return &btjit_slots[h >> (64 - 8)];
+}
+
+extern BtjitIndex *btjit_index_open(Relation rel, bool examine);
+extern void btjit_cache_init(void);
+extern void btjit_local_totals(BtjitCounters *out);
+extern void btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg),
+								void *arg);
+extern struct BtjitCode *btjit_code_for_shape(const BtjitShape *shape,
+											  char *why, size_t whylen);
+
+/* ---- Key shape (keyshape.c) ---- */
+extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,
+									  char *why, size_t whylen);
+extern void btjit_shape_signature(const BtjitShape *shape, char *buf,
+								  size_t buflen);
+
+/* ---- Compiler (compile.c) ---- */
+typedef struct BtjitCode
+{
+	uint32		hash;			/* of the shape */
+	BtjitShape	shape;
+	char		signature[BTJIT_SIGNATURE_LEN];
+	BtjitSearchFn fn;			/* NULL if compilation failed */
+	double		compile_ms;
+	char		failure[256];	/* why compilation failed */
+	struct BtjitCode *next;
+} BtjitCode;
+
+extern bool btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
+								char *why, size_t whylen);
+
+/* Optimised IR ("ir") or machine code ("asm") for a shape, as palloc'd text. */
+extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);
+
+/* ---- LLVM error shim (llvm_error.cpp) ---- */
+extern void btjit_llvm_enter_guard(void);
+extern void btjit_llvm_leave_guard(void);
+
+#endif							/* BTREE_JIT_H */

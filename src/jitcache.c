@@ -1,0 +1,299 @@
+/*-------------------------------------------------------------------------
+ *
+ * jitcache.c
+ *	  Per-backend caches: compiled code by key shape, index state by index
+ *	  OID, and the relation slot table the dispatcher reads first.
+ *
+ * Many indexes share one shape (every single-int4 primary key has the
+ * same), so code is compiled once per shape and looked up by value.  Index
+ * state is examined on the first search after the index's relcache entry
+ * was built or invalidated; the relcache callback forgets state that DDL
+ * may have made stale (REINDEX, DROP, ALTER), and the next search examines
+ * the index again, which costs a shape derivation and a cache lookup.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <time.h>
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+
+#include "btree_jit.h"
+
+BtjitSlot	btjit_slots[BTJIT_SLOTS];
+
+static HTAB *btjit_index_hash = NULL;
+static BtjitCode *btjit_codes = NULL;	/* every shape compiled or tried */
+static int	btjit_ncodes = 0;
+static uint64 btjit_ncompiles = 0;
+static uint64 btjit_ncompile_failures = 0;
+
+static void btjit_relcache_callback(Datum arg, Oid relid);
+static void btjit_index_examine(Relation rel, BtjitIndex *ix);
+
+/*
+ * Called from _PG_init in the postmaster; backends inherit the callback
+ * registration through fork.
+ */
+void
+btjit_cache_init(void)
+{
+	CacheRegisterRelcacheCallback(btjit_relcache_callback, (Datum) 0);
+}
+
+static void
+btjit_forget_index(BtjitIndex *ix)
+{
+	ix->state = BTJIT_INDEX_UNKNOWN;
+	ix->fn = NULL;
+	ix->code = NULL;
+}
+
+static void
+btjit_relcache_callback(Datum arg, Oid relid)
+{
+	if (btjit_index_hash == NULL)
+		return;
+
+	if (!OidIsValid(relid))
+	{
+		HASH_SEQ_STATUS status;
+		BtjitIndex *ix;
+
+		memset(btjit_slots, 0, sizeof(btjit_slots));
+		hash_seq_init(&status, btjit_index_hash);
+		while ((ix = hash_seq_search(&status)) != NULL)
+			btjit_forget_index(ix);
+	}
+	else
+	{
+		BtjitIndex *ix = hash_search(btjit_index_hash, &relid, HASH_FIND, NULL);
+
+		if (ix != NULL)
+			btjit_forget_index(ix);
+		for (int i = 0; i < BTJIT_SLOTS; i++)
+			if (btjit_slots[i].relid == relid)
+				memset(&btjit_slots[i], 0, sizeof(BtjitSlot));
+	}
+}
+
+/*
+ * Slow path of the dispatcher (and btree_jit_compile()): find or create the
+ * state of this index, examine it if asked to and not done yet, and
+ * remember a settled state in the slot table.
+ */
+BtjitIndex *
+btjit_index_open(Relation rel, bool examine)
+{
+	BtjitIndex *ix;
+	bool		found;
+
+	if (btjit_index_hash == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(BtjitIndex);
+		ctl.hcxt = TopMemoryContext;
+		btjit_index_hash = hash_create("btree_jit index state", 64, &ctl,
+									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		btjit_register_exit_flush();
+	}
+
+	ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_ENTER, &found);
+	if (!found)
+	{
+		Oid			relid = ix->indexrelid;
+
+		memset(ix, 0, sizeof(BtjitIndex));
+		ix->indexrelid = relid;
+	}
+
+	if (ix->state == BTJIT_INDEX_UNKNOWN && examine)
+		btjit_index_examine(rel, ix);
+
+	/* Only a settled state is worth the fast path. */
+	if (ix->state != BTJIT_INDEX_UNKNOWN)
+	{
+		BtjitSlot  *slot = btjit_slot_for(rel);
+
+		slot->rel = rel;
+		slot->relid = rel->rd_id;
+		slot->ix = ix;
+	}
+	return ix;
+}
+
+/*
+ * Decide whether this index gets compiled code.  Must not raise errors for
+ * anything the index or LLVM does: a refusal is a state with a reason.
+ */
+static void
+btjit_index_examine(Relation rel, BtjitIndex *ix)
+{
+	BtjitShape	shape;
+	BtjitCode  *code;
+	char		why[sizeof(ix->reason)];
+
+	/*
+	 * Compiling allocates memory; never do that in a critical section, in
+	 * bootstrap mode or in the postmaster.  Stay undecided and retry later.
+	 */
+	if (CritSectionCount > 0 || !IsNormalProcessingMode() ||
+		(IsPostmasterEnvironment && !IsUnderPostmaster))
+		return;
+
+	if (!btjit_module.active)
+	{
+		ix->state = BTJIT_INDEX_STOCK;
+		strlcpy(ix->reason, "module inactive", sizeof(ix->reason));
+		return;
+	}
+
+	if (!btjit_shape_from_relation(rel, &shape, why, sizeof(why)))
+	{
+		ix->state = BTJIT_INDEX_STOCK;
+		ix->signature[0] = '\0';
+		strlcpy(ix->reason, why, sizeof(ix->reason));
+		return;
+	}
+	btjit_shape_signature(&shape, ix->signature, sizeof(ix->signature));
+
+	code = btjit_code_for_shape(&shape, why, sizeof(why));
+	if (code == NULL || code->fn == NULL)
+	{
+		ix->state = BTJIT_INDEX_STOCK;
+		strlcpy(ix->reason, why, sizeof(ix->reason));
+		return;
+	}
+
+	ix->state = BTJIT_INDEX_JIT;
+	ix->code = code;
+	ix->fn = code->fn;
+	ix->reason[0] = '\0';
+	if (btjit_log_compiles && code->compile_ms >= 0)
+		ereport(LOG,
+				(errmsg("btree_jit: index \"%s\" uses compiled shape %s",
+						RelationGetRelationName(rel), ix->signature)));
+}
+
+static uint32
+btjit_shape_hash(const BtjitShape *shape)
+{
+	const unsigned char *p = (const unsigned char *) shape;
+	uint32		h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof(BtjitShape); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * Compiled code for a shape: from the cache, or compiled now.  A shape that
+ * failed to compile is remembered with fn == NULL, so one WARNING is enough
+ * per backend.  Returns NULL (with why[]) only when the cache is full.
+ */
+BtjitCode *
+btjit_code_for_shape(const BtjitShape *shape, char *why, size_t whylen)
+{
+	uint32		hash = btjit_shape_hash(shape);
+	BtjitCode  *code;
+	char		cwhy[256];
+
+	for (code = btjit_codes; code != NULL; code = code->next)
+	{
+		if (code->hash == hash &&
+			memcmp(&code->shape, shape, sizeof(BtjitShape)) == 0)
+		{
+			if (code->fn == NULL)
+				snprintf(why, whylen, "compilation failed: %s",
+						 code->failure);
+			return code;
+		}
+	}
+
+	if (btjit_ncodes >= btjit_max_signatures)
+	{
+		snprintf(why, whylen,
+				 "compiled shape cache is full (btree_jit.max_signatures = %d)",
+				 btjit_max_signatures);
+		return NULL;
+	}
+
+	code = MemoryContextAllocExtended(TopMemoryContext, sizeof(BtjitCode),
+									  MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+	if (code == NULL)
+	{
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	code->hash = hash;
+	code->shape = *shape;
+	btjit_shape_signature(shape, code->signature, sizeof(code->signature));
+
+	if (btjit_compile_shape(shape, code, cwhy, sizeof(cwhy)))
+	{
+		btjit_ncompiles++;
+		if (btjit_log_compiles)
+			ereport(LOG,
+					(errmsg("btree_jit: compiled shape %s in %.3f ms",
+							code->signature, code->compile_ms)));
+	}
+	else
+	{
+		btjit_ncompile_failures++;
+		code->fn = NULL;
+		strlcpy(code->failure, cwhy, sizeof(code->failure));
+		snprintf(why, whylen, "compilation failed: %s", cwhy);
+		ereport(WARNING,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("btree_jit: could not compile key shape %s", code->signature),
+				 errdetail("%s", cwhy),
+				 errhint("Indexes of this shape use the server's own page search in this session.")));
+	}
+
+	code->next = btjit_codes;
+	btjit_codes = code;
+	btjit_ncodes++;
+	return code;
+}
+
+void
+btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg), void *arg)
+{
+	HASH_SEQ_STATUS status;
+	BtjitIndex *ix;
+
+	if (btjit_index_hash == NULL)
+		return;
+	hash_seq_init(&status, btjit_index_hash);
+	while ((ix = hash_seq_search(&status)) != NULL)
+		cb(ix, arg);
+}
+
+/* This backend's counters: the per-index counts plus compile events. */
+void
+btjit_local_totals(BtjitCounters *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->compiles = btjit_ncompiles;
+	out->compile_failures = btjit_ncompile_failures;
+	if (btjit_index_hash != NULL)
+	{
+		HASH_SEQ_STATUS status;
+		BtjitIndex *ix;
+
+		hash_seq_init(&status, btjit_index_hash);
+		while ((ix = hash_seq_search(&status)) != NULL)
+		{
+			out->jit_searches += ix->jit_searches;
+			out->stock_searches += ix->stock_searches;
+			out->verified_searches += ix->verified_searches;
+		}
+	}
+}

@@ -1,0 +1,226 @@
+/*-------------------------------------------------------------------------
+ *
+ * sqlfuncs.c
+ *	  SQL-callable functions: module status, per-index state, the code
+ *	  generated for an index, and compiling ahead of time.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class_d.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "btree_jit.h"
+
+PG_FUNCTION_INFO_V1(btree_jit_status);
+PG_FUNCTION_INFO_V1(btree_jit_index_stats);
+PG_FUNCTION_INFO_V1(btree_jit_explain);
+PG_FUNCTION_INFO_V1(btree_jit_compile);
+
+static const char *
+btjit_state_name(BtjitIndexState state)
+{
+	switch (state)
+	{
+		case BTJIT_INDEX_JIT:
+			return "jit";
+		case BTJIT_INDEX_STOCK:
+			return "stock";
+		default:
+			return "unknown";
+	}
+}
+
+Datum
+btree_jit_status(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[12];
+	bool		nulls[12];
+	BtjitCounters totals;
+	const BtjitLocation *loc = &btjit_module.location;
+	int			i = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	memset(nulls, 0, sizeof(nulls));
+	btjit_total_counters(&totals);
+
+	values[i++] = BoolGetDatum(btjit_module.active);
+	values[i++] = CStringGetTextDatum(btjit_module.reason[0] ? btjit_module.reason : "unknown");
+	values[i++] = CStringGetTextDatum(GetConfigOption("server_version", false, false));
+	if (loc->build_id[0])
+		values[i++] = CStringGetTextDatum(loc->build_id);
+	else
+		nulls[i++] = true;
+	if (loc->binsrch != 0)
+	{
+		char		addr[320];
+
+		snprintf(addr, sizeof(addr), "%s+0x%lx", loc->binary_path,
+				 (unsigned long) (loc->binsrch - loc->load_bias));
+		values[i++] = CStringGetTextDatum(addr);
+	}
+	else
+		nulls[i++] = true;
+	values[i++] = Int32GetDatum(btjit_module.active ? loc->ncallsites : 0);
+	if (loc->evidence[0])
+		values[i++] = CStringGetTextDatum(loc->evidence);
+	else
+		nulls[i++] = true;
+	values[i++] = Int64GetDatum((int64) totals.jit_searches);
+	values[i++] = Int64GetDatum((int64) totals.stock_searches);
+	values[i++] = Int64GetDatum((int64) totals.verified_searches);
+	values[i++] = Int64GetDatum((int64) totals.compiles);
+	values[i++] = Int64GetDatum((int64) totals.compile_failures);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+static void
+btjit_stats_row(BtjitIndex *ix, void *arg)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	Datum		values[9];
+	bool		nulls[9];
+	int			i = 0;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = ObjectIdGetDatum(ix->indexrelid);
+	values[i++] = CStringGetTextDatum(btjit_state_name(ix->state));
+	if (ix->reason[0])
+		values[i++] = CStringGetTextDatum(ix->reason);
+	else
+		nulls[i++] = true;
+	if (ix->signature[0])
+		values[i++] = CStringGetTextDatum(ix->signature);
+	else
+		nulls[i++] = true;
+	values[i++] = Int64GetDatum((int64) ix->jit_searches);
+	values[i++] = Int64GetDatum((int64) ix->stock_searches);
+	values[i++] = Int64GetDatum((int64) ix->declined_searches);
+	values[i++] = Int64GetDatum((int64) ix->verified_searches);
+	if (ix->code != NULL)
+		values[i++] = Float8GetDatum(ix->code->compile_ms);
+	else
+		nulls[i++] = true;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+Datum
+btree_jit_index_stats(PG_FUNCTION_ARGS)
+{
+	InitMaterializedSRF(fcinfo, 0);
+	btjit_index_foreach(btjit_stats_row, fcinfo->resultinfo);
+	return (Datum) 0;
+}
+
+/*
+ * Open a btree index named by the caller, with clear errors for anything
+ * else: a dropped OID, a table, an index of another access method.
+ */
+static Relation
+btjit_open_btree_index(Oid relid)
+{
+	Relation	rel;
+
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (rel->rd_rel->relkind != RELKIND_INDEX ||
+		rel->rd_rel->relam != BTREE_AM_OID)
+	{
+		char	   *name = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a btree index", name)));
+	}
+	return rel;
+}
+
+Datum
+btree_jit_explain(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *format = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	bool		assembly;
+	Relation	rel;
+	BtjitShape	shape;
+	char		why[256];
+	char	   *result;
+
+	if (strcmp(format, "ir") == 0)
+		assembly = false;
+	else if (strcmp(format, "asm") == 0)
+		assembly = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized format \"%s\"", format),
+				 errhint("Valid formats are \"ir\" and \"asm\".")));
+
+	rel = btjit_open_btree_index(relid);
+	if (!btjit_shape_from_relation(rel, &shape, why, sizeof(why)))
+	{
+		char	   *name = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, AccessShareLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("index \"%s\" uses the server's own page search", name),
+				 errdetail("%s", why)));
+	}
+	relation_close(rel, AccessShareLock);
+
+	result = btjit_explain_shape(&shape, assembly);
+	PG_RETURN_TEXT_P(cstring_to_text(result));
+}
+
+Datum
+btree_jit_compile(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	TupleDesc	tupdesc;
+	Relation	rel;
+	BtjitIndex *ix;
+	Datum		values[4];
+	bool		nulls[4];
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	rel = btjit_open_btree_index(relid);
+	ix = btjit_index_open(rel, true);
+	relation_close(rel, AccessShareLock);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = CStringGetTextDatum(btjit_state_name(ix->state));
+	if (ix->signature[0])
+		values[1] = CStringGetTextDatum(ix->signature);
+	else
+		nulls[1] = true;
+	if (ix->reason[0])
+		values[2] = CStringGetTextDatum(ix->reason);
+	else
+		nulls[2] = true;
+	if (ix->code != NULL)
+		values[3] = Float8GetDatum(ix->code->compile_ms);
+	else
+		nulls[3] = true;
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

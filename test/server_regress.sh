@@ -1,0 +1,315 @@
+#!/bin/bash
+# test/server_regress.sh - PostgreSQL's own regression suite (parallel_schedule,
+# from the source of the INSTALLED server version) run against throwaway
+# clusters, with btree_jit absent and present, and compared test by test.
+#
+#   test/server_regress.sh [RUN...]      RUN: off on verify verify_jit
+#                                        (default: all four; `off` always runs)
+#
+# Runs:
+#   off         shared_preload_libraries = ''           (the baseline)
+#   on          module preloaded, btree_jit.enabled = on
+#   verify      as on, plus btree_jit.verify = on       (JIT and stock path run
+#               side by side on every page search; a difference is an ERROR)
+#   verify_jit  as verify, plus the server's own JIT forced for every query
+#               (jit_*_above_cost = 0), so both JITs share one process
+#
+# The script fails when the baseline has any failure, when any test's outcome
+# in another run differs from the baseline, when a server log has an
+# ERROR/FATAL/PANIC line mentioning btree_jit or a backend crash, or when the
+# verify run reports verified_searches = 0 (the module must actually have
+# checked something).  Outputs are kept in test/results/server_regress/<run>/.
+#
+# Why the source: regression tests are not shipped in any binary package, so
+# we fetch the Debian source package of exactly the installed version with a
+# private apt sources list (the machine's apt configuration is never touched)
+# and cache the unpacked tree in $BTJIT_CACHE_DIR (default
+# /var/cache/btree_jit).  regress.so is compiled from that tree against the
+# installed server headers; autoinc.so and refint.so come from the server.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/cluster.sh
+source "$here/lib/cluster.sh"
+
+all_runs=(off on verify verify_jit)
+if [[ $# -gt 0 ]]; then
+	runs=(off)
+	for r in "$@"; do
+		case " ${all_runs[*]} " in
+		*" $r "*) [[ $r == off ]] || runs+=("$r") ;;
+		*) btjit_die "unknown run '$r' (choose from: ${all_runs[*]})" ;;
+		esac
+	done
+else
+	runs=("${all_runs[@]}")
+fi
+
+# postgresql.conf lines per run.  Preload is controlled by BTJIT_PRELOAD.
+run_conf() {
+	case $1 in
+	off) ;;
+	on) echo "btree_jit.enabled = on" ;;
+	verify)
+		echo "btree_jit.enabled = on"
+		echo "btree_jit.verify = on"
+		;;
+	verify_jit)
+		echo "btree_jit.enabled = on"
+		echo "btree_jit.verify = on"
+		echo "jit = on"
+		echo "jit_above_cost = 0"
+		echo "jit_inline_above_cost = 0"
+		echo "jit_optimize_above_cost = 0"
+		;;
+	esac
+}
+
+# --- the source of the installed server -----------------------------------
+pg_deb_version=$(dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null) ||
+	btjit_die "postgresql-15 is not installed (run test/deps.sh)"
+pg_upstream=${pg_deb_version%%-*}
+pg_config_version=$("$PG_CONFIG" --version)
+[[ $pg_config_version == *" $pg_upstream "* || $pg_config_version == *" $pg_upstream" ]] ||
+	btjit_die "pg_config says '$pg_config_version' but postgresql-15 is $pg_deb_version"
+
+cache_dir=${BTJIT_CACHE_DIR:-/var/cache/btree_jit}
+srcdir=$cache_dir/postgresql-15-$pg_deb_version
+marker=$srcdir/.btree_jit-complete
+
+fetch_source() {
+	local tmp opts
+	mkdir -p "$cache_dir"
+	tmp=$(mktemp -d "$cache_dir/.fetch.XXXXXX")
+	cluster_on_exit "rm -rf '$tmp'"
+	mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
+	cat >"$tmp/sources.list" <<-EOF
+		deb-src http://deb.debian.org/debian bookworm main
+		deb-src http://deb.debian.org/debian-security bookworm-security main
+	EOF
+	# Every apt path that would otherwise be the machine's (source lists,
+	# lists dir, package caches) points into $tmp.  The sandbox user is root
+	# because _apt cannot enter the mktemp dir; apt still checks signatures.
+	opts=(-o "Dir::Etc::SourceList=$tmp/sources.list"
+		-o "Dir::Etc::SourceParts=/dev/null"
+		-o "Dir::State::Lists=$tmp/lists"
+		-o "Dir::Cache=$tmp/cache"
+		-o "APT::Sandbox::User=root")
+	btjit_log "fetching source postgresql-15=$pg_deb_version into $srcdir"
+	apt-get -q "${opts[@]}" update >"$tmp/update.log" 2>&1 || {
+		cat "$tmp/update.log" >&2
+		btjit_die "apt-get update with the private deb-src list failed"
+	}
+	(cd "$tmp/dl" && apt-get -q "${opts[@]}" source --download-only "postgresql-15=$pg_deb_version") \
+		>"$tmp/source.log" 2>&1 || {
+		cat "$tmp/source.log" >&2
+		btjit_die "apt-get source postgresql-15=$pg_deb_version failed (is that version still in the archive?)"
+	}
+	# dpkg-source applies Debian's patches, as in the build of the binary.
+	(cd "$tmp/dl" && dpkg-source -x ./*.dsc "$tmp/src") >"$tmp/unpack.log" 2>&1 || {
+		cat "$tmp/unpack.log" >&2
+		btjit_die "dpkg-source -x failed"
+	}
+	rm -rf "$srcdir"
+	mv "$tmp/src" "$srcdir"
+	touch "$marker"
+	rm -rf "$tmp"
+}
+
+if [[ ! -f $marker ]]; then
+	fetch_source
+else
+	btjit_log "using cached source $srcdir"
+fi
+regress_src=$srcdir/src/test/regress
+[[ -f $regress_src/parallel_schedule && -f $regress_src/regress.c ]] ||
+	btjit_die "$regress_src does not look like PostgreSQL's regression suite"
+
+# --- work dir, regress.so ---------------------------------------------------
+results=$BTJIT_ROOT/test/results/server_regress
+rm -rf "$results"
+mkdir -p "$results"
+
+work=$(mktemp -d "${BTJIT_TMP:-/tmp}/btjit-sregress.XXXXXX")
+cluster_on_exit "rm -rf '$work'"
+chmod 755 "$work"
+dlpath=$work/dlpath
+mkdir -p "$dlpath"
+# Same compiler and flags the server's extensions are built with.
+read -r -a cflags <<<"$("$PG_CONFIG" --cflags) $("$PG_CONFIG" --cflags_sl) $("$PG_CONFIG" --cppflags)"
+"$("$PG_CONFIG" --cc)" "${cflags[@]}" -I"$("$PG_CONFIG" --includedir-server)" \
+	-shared -o "$dlpath/regress.so" "$regress_src/regress.c" ||
+	btjit_die "compiling regress.so failed"
+for so in autoinc.so refint.so; do
+	cp "$(pg_pkglibdir)/$so" "$dlpath/" || btjit_die "$so missing from $(pg_pkglibdir)"
+done
+chmod -R a+rX "$work"
+
+pg_regress=$(pg_regress_bin)
+[[ -x $pg_regress ]] || btjit_die "pg_regress not found at $pg_regress"
+
+# --- one run ------------------------------------------------------------------
+declare -A run_tests run_passed run_failed run_secs run_verdict run_counts run_notes
+
+# parse_outcomes FILE -> "name status" lines (status: ok, FAILED, ignored)
+# pg_regress 15 prints "test NAME ... ok 12 ms" for serial tests and
+# "     NAME ... FAILED 12 ms" inside parallel groups.
+parse_outcomes() {
+	sed -nE 's/^(test +| +)([^ ]+) +\.\.\. +(ok|FAILED|failed \(ignored\)).*/\2 \3/p' "$1" |
+		sed -E 's/failed \(ignored\)$/ignored/' | sort
+}
+
+query_counts() {
+	# cluster-wide totals kept by the module (include exited backends)
+	local out
+	if ! psql_as -d postgres -q -c 'CREATE EXTENSION IF NOT EXISTS btree_jit' >/dev/null 2>"$work/ext.err"; then
+		echo "NOTICE: CREATE EXTENSION btree_jit failed: $(head -n 1 "$work/ext.err")" >&2
+		return 1
+	fi
+	if ! out=$(psql_as -d postgres -At -F ' ' \
+		-c 'SELECT verified_searches, jit_searches, stock_searches FROM btree_jit_status()' 2>"$work/status.err"); then
+		echo "NOTICE: btree_jit_status() not available: $(head -n 1 "$work/status.err")" >&2
+		return 1
+	fi
+	echo "$out"
+}
+
+do_run() {
+	local run=$1 out=$results/$1 conf=() line t0 t1 ok=1 counts verified
+	mkdir -p "$out"
+	while IFS= read -r line; do conf+=("$line"); done < <(run_conf "$run")
+	echo
+	echo "=== server regression run: $run ==="
+	if [[ $run == off ]]; then
+		BTJIT_PRELOAD=0 cluster_start "" "${conf[@]}"
+	else
+		BTJIT_PRELOAD=1 cluster_start "" "${conf[@]}"
+	fi
+	mkdir -p "$BTJIT_CLUSTER_DIR/out"
+	chown "$BTJIT_OS_USER:" "$BTJIT_CLUSTER_DIR/out"
+
+	t0=$(date +%s.%N)
+	# pg_regress runs as postgres: tests make the server COPY into
+	# outputdir, and the server runs as postgres.
+	set +e
+	(cd "$BTJIT_CLUSTER_DIR" && as_postgres "$pg_regress" \
+		--schedule="$regress_src/parallel_schedule" \
+		--inputdir="$regress_src" \
+		--outputdir="$BTJIT_CLUSTER_DIR/out" \
+		--bindir="$(pg_bindir)" \
+		--dlpath="$dlpath" \
+		--host="$PGHOST" --port="$PGPORT" \
+		--max-connections="${BTJIT_REGRESS_MAX_CONNECTIONS:-0}") 2>&1 | tee "$out/pg_regress.out"
+	local rc=${PIPESTATUS[0]}
+	set -e
+	t1=$(date +%s.%N)
+	run_secs[$run]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+
+	parse_outcomes "$out/pg_regress.out" >"$out/outcomes"
+	run_tests[$run]=$(wc -l <"$out/outcomes")
+	run_passed[$run]=$(awk '$2 == "ok"' "$out/outcomes" | wc -l)
+	run_failed[$run]=$(awk '$2 != "ok"' "$out/outcomes" | wc -l)
+	run_notes[$run]=""
+	if [[ ${run_tests[$run]} -eq 0 ]]; then
+		run_notes[$run]+=" no test outcomes parsed (pg_regress exit $rc);"
+		ok=0
+	fi
+	if [[ -f $BTJIT_CLUSTER_DIR/out/regression.diffs ]]; then
+		cp "$BTJIT_CLUSTER_DIR/out/regression.diffs" "$out/"
+	fi
+
+	# Module counters (only meaningful when preloaded).
+	run_counts[$run]="-"
+	if [[ $run != off ]]; then
+		if counts=$(query_counts); then
+			run_counts[$run]=$counts
+			read -r verified _ _ <<<"$counts"
+			echo "btree_jit_status() after $run: verified_searches jit_searches stock_searches = $counts"
+			if [[ $run == verify* && ${verified:-0} -le 0 ]]; then
+				run_notes[$run]+=" verified_searches = 0 with verify on;"
+				ok=0
+			fi
+		else
+			run_notes[$run]+=" (no btree_jit_status counts)"
+		fi
+	fi
+
+	# The server log: module errors and crashes are failures even if no
+	# test output showed them.
+	# Our own paths (cache dir, work dir) may contain "btree_jit" and show up
+	# in legitimate errors of the suite (e.g. a missing symbol in regress.so),
+	# so they are replaced before looking for the module's name.
+	sed -e "s|$srcdir|<src>|g" -e "s|$work|<work>|g" -e "s|$BTJIT_CLUSTER_DIR|<cluster>|g" \
+		"$BTJIT_CLUSTER_LOG" >"$out/server.log"
+	if [[ $run != off ]]; then
+		grep -E '\] .*LOG: .*btree_jit' "$out/server.log" | head -n 5 | sed 's/^/  module log: /' || true
+	fi
+	if grep -E '(ERROR|FATAL|PANIC): .*btree_jit' "$out/server.log" >"$out/btree_jit_errors"; then
+		echo "btree_jit ERROR lines in the server log of run $run:"
+		grep -E -A2 '(ERROR|FATAL|PANIC): .*btree_jit' "$out/server.log" | head -n 60
+		run_notes[$run]+=" $(wc -l <"$out/btree_jit_errors") btree_jit ERROR/FATAL/PANIC log lines;"
+		ok=0
+	fi
+	if grep -E 'terminated by signal|was terminated by exception' "$out/server.log" >"$out/crashes"; then
+		echo "backend crashes in run $run:"
+		head -n 20 "$out/crashes"
+		run_notes[$run]+=" $(wc -l <"$out/crashes") backend crash(es);"
+		ok=0
+	fi
+	cluster_stop
+
+	run_verdict[$run]=$ok
+}
+
+compare_with_baseline() {
+	local run=$1 diff_out
+	if ! diff_out=$(diff "$results/off/outcomes" "$results/$run/outcomes"); then
+		echo "run $run: outcomes differ from the baseline (< off, > $run):"
+		echo "$diff_out" | grep -E '^[<>]'
+		run_notes[$run]+=" $(echo "$diff_out" | grep -c '^>' || true) test outcome(s) differ from baseline;"
+		run_verdict[$run]=0
+		if [[ -f $results/$run/regression.diffs ]]; then
+			echo "---- $results/$run/regression.diffs (first 200 lines) ----"
+			head -n 200 "$results/$run/regression.diffs"
+		fi
+	fi
+}
+
+for run in "${runs[@]}"; do
+	do_run "$run"
+	if [[ $run == off ]]; then
+		if [[ ${run_failed[off]} -ne 0 ]]; then
+			echo "baseline run has ${run_failed[off]} failing test(s):"
+			awk '$2 != "ok"' "$results/off/outcomes"
+			if [[ -f $results/off/regression.diffs ]]; then
+				echo "---- regression.diffs (first 200 lines) ----"
+				head -n 200 "$results/off/regression.diffs"
+			fi
+			run_notes[off]+=" baseline has failures;"
+			run_verdict[off]=0
+		fi
+	else
+		compare_with_baseline "$run"
+	fi
+done
+
+# --- summary ------------------------------------------------------------------
+echo
+echo "server regression suite: PostgreSQL $pg_deb_version, $(basename "$regress_src")/parallel_schedule, locale ${BTJIT_LOCALE:-C}"
+printf '%-11s %6s %7s %7s %8s  %-6s %s\n' run tests passed failed seconds result "verified/jit/stock searches; notes"
+npass=0
+nfail=0
+for run in "${runs[@]}"; do
+	if [[ ${run_verdict[$run]} == 1 ]]; then
+		verdict=PASS
+		npass=$((npass + 1))
+	else
+		verdict=FAIL
+		nfail=$((nfail + 1))
+	fi
+	printf '%-11s %6s %7s %7s %8s  %-6s %s\n' "$run" "${run_tests[$run]}" "${run_passed[$run]}" \
+		"${run_failed[$run]}" "${run_secs[$run]}" "$verdict" "${run_counts[$run]}${run_notes[$run]}"
+done
+echo "outputs: $results/<run>/ (pg_regress.out, outcomes, regression.diffs, server.log)"
+echo "$npass passed, $nfail failed"
+[[ $nfail -eq 0 ]]

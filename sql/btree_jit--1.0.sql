@@ -22,7 +22,11 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'btree_jit_status'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
--- One row per index this backend has searched since it started.
+-- One row per index this backend has searched since it started.  state is
+-- 'jit', 'stock' (reason says why) or 'pending' (not searched often enough
+-- yet: btree_jit.compile_threshold).  compile_ms is the time this backend
+-- spent compiling the index's shape, or loading it from the object cache
+-- (code_source says which); indexes of one shape share that figure.
 CREATE FUNCTION btree_jit_index_stats(
     OUT indexrelid regclass,
     OUT state text,
@@ -32,7 +36,8 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT stock_searches bigint,
     OUT declined_searches bigint,
     OUT verified_searches bigint,
-    OUT compile_ms float8)
+    OUT compile_ms float8,
+    OUT code_source text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;

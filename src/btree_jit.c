@@ -34,6 +34,9 @@ bool		btjit_verify = false;
 bool		btjit_log_compiles = false;
 int			btjit_max_signatures = 64;
 char	   *btjit_template_path = NULL;
+int			btjit_compile_threshold = 64;
+bool		btjit_object_cache = true;
+int			btjit_object_cache_max_files = 1000;
 static int	btjit_locate_fault = BTJIT_LOCATE_NORMAL;
 
 static const struct config_enum_entry locate_fault_options[] = {
@@ -127,6 +130,33 @@ btjit_define_gucs(void)
 							&btjit_max_signatures,
 							64, 1, 4096,
 							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("btree_jit.compile_threshold",
+							"Page searches of an index in a backend before its key shape is compiled.",
+							"Until then the index uses the server's own page search; 0 compiles at the first search.",
+							&btjit_compile_threshold,
+							64, 0, INT_MAX,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("btree_jit.object_cache",
+							 "Shares compiled code between backends through files in the data directory.",
+							 NULL,
+							 &btjit_object_cache,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("btree_jit.object_cache_max_files",
+							"Maximum number of compiled objects kept in the object cache directory.",
+							"0 means no limit.",
+							&btjit_object_cache_max_files,
+							1000, 0, INT_MAX,
+							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);
 

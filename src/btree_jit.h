@@ -32,6 +32,9 @@ extern bool btjit_verify;
 extern bool btjit_log_compiles;
 extern int	btjit_max_signatures;
 extern char *btjit_template_path;
+extern int	btjit_compile_threshold;
+extern bool btjit_object_cache;
+extern int	btjit_object_cache_max_files;
 
 /* ---- Module state established in the postmaster (btree_jit.c) ---- */
 typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
@@ -113,7 +116,7 @@ btjit_slot_for(Relation rel)
 	return &btjit_slots[h >> (64 - 8)];
 }
 
-extern BtjitIndex *btjit_index_open(Relation rel, bool examine);
+extern BtjitIndex *btjit_index_open(Relation rel, bool force);
 extern void btjit_cache_init(void);
 extern void btjit_local_totals(BtjitCounters *out);
 extern void btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg),
@@ -134,7 +137,8 @@ typedef struct BtjitCode
 	BtjitShape	shape;
 	char		signature[BTJIT_SIGNATURE_LEN];
 	BtjitSearchFn fn;			/* NULL if compilation failed */
-	double		compile_ms;
+	double		compile_ms;		/* to compile, or to load from the cache */
+	bool		from_object_cache;	/* loaded, not compiled, here */
 	char		failure[256];	/* why compilation failed */
 	struct BtjitCode *next;
 } BtjitCode;

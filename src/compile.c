@@ -12,6 +12,12 @@
  * fold, the column loops unroll), emit an object file and add it to the
  * LLJIT.
  *
+ * Compiled objects are also written to an object cache in the data
+ * directory, keyed by everything the machine code depends on (the shape,
+ * the template's bytes, the host CPU, the server's major version), and
+ * later backends load them instead of compiling: a fresh connection then
+ * pays a file read and a link, not an optimisation and code generation.
+ *
  * Failures are reported as text, never raised: a shape that cannot be
  * compiled leaves its indexes on the stock path.  LLVM's own fatal errors
  * and allocation failures are turned into a FATAL by llvm_error.cpp, which
@@ -29,8 +35,13 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "storage/fd.h"
+#include "utils/memutils.h"
 
 #include "btree_jit.h"
 
@@ -42,9 +53,14 @@ static bool btjit_llvm_ready = false;
 static LLVMContextRef btjit_context = NULL;
 static LLVMTargetMachineRef btjit_target_machine = NULL;
 static LLVMOrcLLJITRef btjit_lljit = NULL;
-static LLVMModuleRef btjit_template = NULL;
+static LLVMModuleRef btjit_template = NULL;	/* parsed on first compile */
+static LLVMMemoryBufferRef btjit_template_bytes = NULL;
+static uint64 btjit_template_hash = 0;
 static char btjit_template_loaded[MAXPGPATH];
-static int	btjit_function_counter = 0;
+static char *btjit_host_cpu = NULL;
+static char *btjit_host_features = NULL;
+
+#define BTJIT_OBJECT_CACHE_DIR "btree_jit_cache"
 
 /* Copy an LLVM error's message into why[] and free the error. */
 static void
@@ -95,6 +111,8 @@ btjit_llvm_init(char *why, size_t whylen)
 	}
 	cpu = LLVMGetHostCPUName();
 	features = LLVMGetHostCPUFeatures();
+	btjit_host_cpu = MemoryContextStrdup(TopMemoryContext, cpu);
+	btjit_host_features = MemoryContextStrdup(TopMemoryContext, features);
 	btjit_target_machine =
 		LLVMCreateTargetMachine(target, triple, cpu, features,
 								LLVMCodeGenLevelAggressive,
@@ -122,48 +140,86 @@ btjit_llvm_init(char *why, size_t whylen)
 	return true;
 }
 
-/* Parse the template bitcode, once per backend (again if the path changed). */
+static uint64
+btjit_hash_bytes(uint64 h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * UINT64CONST(0x100000001b3);
+	return h;
+}
+
+/*
+ * Read the template's bytes, once per backend (again if the path changed),
+ * and hash them for the object cache key.  Parsing waits until a shape
+ * actually has to be compiled.
+ */
 static bool
-btjit_load_template(char *why, size_t whylen)
+btjit_read_template(char *why, size_t whylen)
 {
 	char		path[MAXPGPATH];
 	char	   *error = NULL;
-	LLVMMemoryBufferRef buf;
 
 	btjit_template_file(path);
-	if (btjit_template != NULL && strcmp(path, btjit_template_loaded) == 0)
+	if (btjit_template_bytes != NULL && strcmp(path, btjit_template_loaded) == 0)
 		return true;
 	if (btjit_template != NULL)
-	{
 		LLVMDisposeModule(btjit_template);
-		btjit_template = NULL;
-	}
+	if (btjit_template_bytes != NULL)
+		LLVMDisposeMemoryBuffer(btjit_template_bytes);
+	btjit_template = NULL;
+	btjit_template_bytes = NULL;
+	btjit_template_loaded[0] = '\0';
 
-	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &error))
+	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &btjit_template_bytes,
+												 &error))
 	{
 		snprintf(why, whylen, "could not read template \"%s\": %s", path, error);
 		LLVMDisposeMessage(error);
+		btjit_template_bytes = NULL;
 		return false;
 	}
-	if (LLVMParseBitcodeInContext2(btjit_context, buf, &btjit_template))
+	btjit_template_hash =
+		btjit_hash_bytes(UINT64CONST(0xcbf29ce484222325),
+						 LLVMGetBufferStart(btjit_template_bytes),
+						 LLVMGetBufferSize(btjit_template_bytes));
+	strlcpy(btjit_template_loaded, path, sizeof(btjit_template_loaded));
+	return true;
+}
+
+/* Parse the template read by btjit_read_template. */
+static bool
+btjit_parse_template(char *why, size_t whylen)
+{
+	LLVMMemoryBufferRef view;
+
+	if (btjit_template != NULL)
+		return true;
+
+	/* The parser consumes its buffer; give it a view of ours. */
+	view = LLVMCreateMemoryBufferWithMemoryRange(LLVMGetBufferStart(btjit_template_bytes),
+												 LLVMGetBufferSize(btjit_template_bytes),
+												 "btree_jit template", false);
+	if (LLVMParseBitcodeInContext2(btjit_context, view, &btjit_template))
 	{
-		snprintf(why, whylen, "template \"%s\" is not valid bitcode", path);
-		LLVMDisposeMemoryBuffer(buf);
+		snprintf(why, whylen, "template \"%s\" is not valid bitcode",
+				 btjit_template_loaded);
+		LLVMDisposeMemoryBuffer(view);
 		btjit_template = NULL;
 		return false;
 	}
-	LLVMDisposeMemoryBuffer(buf);
+	LLVMDisposeMemoryBuffer(view);
 
 	if (LLVMGetNamedFunction(btjit_template, BTJIT_TEMPLATE_ENTRY) == NULL ||
 		LLVMGetNamedGlobal(btjit_template, BTJIT_TEMPLATE_SHAPE) == NULL)
 	{
-		snprintf(why, whylen, "template \"%s\" lacks %s or %s", path,
-				 BTJIT_TEMPLATE_ENTRY, BTJIT_TEMPLATE_SHAPE);
+		snprintf(why, whylen, "template \"%s\" lacks %s or %s",
+				 btjit_template_loaded, BTJIT_TEMPLATE_ENTRY, BTJIT_TEMPLATE_SHAPE);
 		LLVMDisposeModule(btjit_template);
 		btjit_template = NULL;
 		return false;
 	}
-	strlcpy(btjit_template_loaded, path, sizeof(btjit_template_loaded));
 	return true;
 }
 
@@ -243,7 +299,8 @@ btjit_specialise(const BtjitShape *shape, const char *fname,
 	LLVMPassBuilderOptionsRef options;
 	LLVMErrorRef err;
 
-	if (!btjit_llvm_init(why, whylen) || !btjit_load_template(why, whylen))
+	if (!btjit_llvm_init(why, whylen) || !btjit_read_template(why, whylen) ||
+		!btjit_parse_template(why, whylen))
 		return NULL;
 
 	mod = LLVMCloneModule(btjit_template);
@@ -297,28 +354,164 @@ btjit_specialise(const BtjitShape *shape, const char *fname,
 }
 
 /*
- * Compile shape into code->fn.  Returns false with why[] on any failure;
- * never raises an error for LLVM's or the template's sake.
+ * The object cache key: everything the machine code depends on.  Computed
+ * after btjit_llvm_init and btjit_read_template.
+ */
+static void
+btjit_object_key(const BtjitShape *shape, char *key, size_t keylen)
+{
+	uint64		h = UINT64CONST(0xcbf29ce484222325);
+	uint32		version = PG_VERSION_NUM / 100;
+
+	h = btjit_hash_bytes(h, shape, sizeof(BtjitShape));
+	h = btjit_hash_bytes(h, &btjit_template_hash, sizeof(btjit_template_hash));
+	h = btjit_hash_bytes(h, &version, sizeof(version));
+	h = btjit_hash_bytes(h, btjit_host_cpu, strlen(btjit_host_cpu));
+	h = btjit_hash_bytes(h, btjit_host_features, strlen(btjit_host_features));
+	snprintf(key, keylen, "%016llx", (unsigned long long) h);
+}
+
+static void
+btjit_object_path(const char *key, char *path)
+{
+	snprintf(path, MAXPGPATH, "%s/%s/%s.o", DataDir, BTJIT_OBJECT_CACHE_DIR, key);
+}
+
+/* Add an object to the LLJIT (which takes the buffer) and find fname. */
+static bool
+btjit_link_object(LLVMMemoryBufferRef object, const char *fname,
+				  BtjitSearchFn *fn, char *why, size_t whylen)
+{
+	LLVMErrorRef err;
+	LLVMOrcJITTargetAddress addr = 0;
+
+	err = LLVMOrcLLJITAddObjectFile(btjit_lljit,
+									LLVMOrcLLJITGetMainJITDylib(btjit_lljit),
+									object);
+	if (err != NULL)
+	{
+		btjit_take_error(err, "could not add object to LLJIT", why, whylen);
+		return false;
+	}
+	err = LLVMOrcLLJITLookup(btjit_lljit, &addr, fname);
+	if (err != NULL)
+	{
+		btjit_take_error(err, "compiled function not found", why, whylen);
+		return false;
+	}
+	*fn = (BtjitSearchFn) (uintptr_t) addr;
+	return true;
+}
+
+/*
+ * Try the object cache.  Any problem (no file, unreadable, does not link)
+ * just means compiling afresh.
+ */
+static bool
+btjit_object_cache_load(const char *key, const char *fname, BtjitSearchFn *fn)
+{
+	char		path[MAXPGPATH];
+	char		why[256];
+	char	   *error = NULL;
+	LLVMMemoryBufferRef object;
+
+	btjit_object_path(key, path);
+	if (access(path, R_OK) != 0)
+		return false;
+	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &object, &error))
+	{
+		LLVMDisposeMessage(error);
+		return false;
+	}
+	if (!btjit_link_object(object, fname, fn, why, sizeof(why)))
+	{
+		ereport(LOG,
+				(errmsg("btree_jit: ignoring cached object \"%s\": %s", path, why)));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Store an object for later backends: write a private temporary file and
+ * rename it into place, so readers see a whole file or none.  Best effort:
+ * a full disk or a full cache only costs later backends a compile.
+ */
+static void
+btjit_object_cache_store(const char *key, LLVMMemoryBufferRef object)
+{
+	char		dir[MAXPGPATH];
+	char		path[MAXPGPATH];
+	char		tmp[MAXPGPATH];
+	const char *data = LLVMGetBufferStart(object);
+	size_t		len = LLVMGetBufferSize(object);
+	int			fd;
+	bool		ok;
+
+	snprintf(dir, sizeof(dir), "%s/%s", DataDir, BTJIT_OBJECT_CACHE_DIR);
+	if (MakePGDirectory(dir) != 0 && errno != EEXIST)
+		return;
+	if (btjit_object_cache_max_files > 0)
+	{
+		DIR		   *d = AllocateDir(dir);
+		struct dirent *de;
+		int			nfiles = 0;
+
+		while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
+			if (strstr(de->d_name, ".o") != NULL)
+				nfiles++;
+		if (d != NULL)
+			FreeDir(d);
+		if (nfiles >= btjit_object_cache_max_files)
+			return;
+	}
+
+	btjit_object_path(key, path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, MyProcPid);
+	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+		return;
+	ok = (write(fd, data, len) == (ssize_t) len);
+	if (CloseTransientFile(fd) != 0)
+		ok = false;
+	if (!ok || rename(tmp, path) != 0)
+		unlink(tmp);
+}
+
+/*
+ * Compile shape into code->fn, or load it from the object cache.  Returns
+ * false with why[] on any failure; never raises an error for LLVM's or the
+ * template's sake.
  */
 bool
 btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 					char *why, size_t whylen)
 {
+	char		key[32];
 	char		fname[64];
 	char	   *error = NULL;
 	LLVMModuleRef mod;
 	LLVMMemoryBufferRef object;
-	LLVMErrorRef err;
-	LLVMOrcJITTargetAddress addr = 0;
 	instr_time	start,
 				duration;
 	bool		ok = false;
 
 	INSTR_TIME_SET_CURRENT(start);
-	snprintf(fname, sizeof(fname), "btjit_search_%08x_%d", code->hash,
-			 ++btjit_function_counter);
-
 	btjit_llvm_enter_guard();
+	if (!btjit_llvm_init(why, whylen) || !btjit_read_template(why, whylen))
+		goto done;
+
+	btjit_object_key(shape, key, sizeof(key));
+	snprintf(fname, sizeof(fname), "btjit_search_%s", key);
+
+	if (btjit_object_cache &&
+		btjit_object_cache_load(key, fname, &code->fn))
+	{
+		code->from_object_cache = true;
+		ok = true;
+		goto done;
+	}
+
 	mod = btjit_specialise(shape, fname, why, whylen);
 	if (mod == NULL)
 		goto done;
@@ -333,23 +526,9 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 	}
 	LLVMDisposeModule(mod);
 
-	/* The LLJIT takes ownership of the object buffer. */
-	err = LLVMOrcLLJITAddObjectFile(btjit_lljit,
-									LLVMOrcLLJITGetMainJITDylib(btjit_lljit),
-									object);
-	if (err != NULL)
-	{
-		btjit_take_error(err, "could not add object to LLJIT", why, whylen);
-		goto done;
-	}
-	err = LLVMOrcLLJITLookup(btjit_lljit, &addr, fname);
-	if (err != NULL)
-	{
-		btjit_take_error(err, "compiled function not found", why, whylen);
-		goto done;
-	}
-	code->fn = (BtjitSearchFn) (uintptr_t) addr;
-	ok = true;
+	if (btjit_object_cache)
+		btjit_object_cache_store(key, object);
+	ok = btjit_link_object(object, fname, &code->fn, why, whylen);
 
 done:
 	btjit_llvm_leave_guard();

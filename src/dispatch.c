@@ -35,7 +35,7 @@ btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf)
 	if (likely(slot->rel == rel && slot->relid == rel->rd_id))
 		ix = slot->ix;
 	else if (likely(btjit_enabled))
-		ix = btjit_index_open(rel, true);
+		ix = btjit_index_open(rel, false);
 	else
 		return btjit_module.stock(rel, key, buf);
 

@@ -83,12 +83,13 @@ btjit_relcache_callback(Datum arg, Oid relid)
 }
 
 /*
- * Slow path of the dispatcher (and btree_jit_compile()): find or create the
- * state of this index, examine it if asked to and not done yet, and
- * remember a settled state in the slot table.
+ * Slow path of the dispatcher (and btree_jit_compile(), which forces the
+ * examination): find or create the state of this index, examine it once it
+ * has been searched often enough, and remember a settled state in the slot
+ * table.
  */
 BtjitIndex *
-btjit_index_open(Relation rel, bool examine)
+btjit_index_open(Relation rel, bool force)
 {
 	BtjitIndex *ix;
 	bool		found;
@@ -114,7 +115,13 @@ btjit_index_open(Relation rel, bool examine)
 		ix->indexrelid = relid;
 	}
 
-	if (ix->state == BTJIT_INDEX_UNKNOWN && examine)
+	/*
+	 * Compile lazily: an index searched only a few times in this backend
+	 * (the catalog lookups of a short connection, say) is not worth it.
+	 */
+	if (ix->state == BTJIT_INDEX_UNKNOWN &&
+		(force || (btjit_enabled &&
+				   ix->stock_searches >= (uint64) btjit_compile_threshold)))
 		btjit_index_examine(rel, ix);
 
 	/* Only a settled state is worth the fast path. */
@@ -241,7 +248,8 @@ btjit_code_for_shape(const BtjitShape *shape, char *why, size_t whylen)
 		btjit_ncompiles++;
 		if (btjit_log_compiles)
 			ereport(LOG,
-					(errmsg("btree_jit: compiled shape %s in %.3f ms",
+					(errmsg("btree_jit: %s shape %s in %.3f ms",
+							code->from_object_cache ? "loaded cached" : "compiled",
 							code->signature, code->compile_ms)));
 	}
 	else

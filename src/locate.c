@@ -42,7 +42,9 @@
  *
  *-------------------------------------------------------------------------
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 
 #include <elf.h>
 #include <errno.h>
@@ -1687,6 +1689,17 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 
 		case ZYDIS_MNEMONIC_CALL:
 		case ZYDIS_MNEMONIC_JMP:
+			/* the callee's frame overwrites anything below rsp (red zone) */
+			if (zi->mnemonic == ZYDIS_MNEMONIC_CALL && st->reg[R_RSP].kind == AV_STACK)
+			{
+				for (i = 0; i < st->nslots;)
+				{
+					if (st->slot[i].off < st->reg[R_RSP].off)
+						st->slot[i] = st->slot[--st->nslots];
+					else
+						i++;
+				}
+			}
 			if (di->has_target && di->target == pf->cx->bt_compare)
 			{
 				if (check)
@@ -1834,6 +1847,8 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 
 	/*
 	 * Generic instruction: everything written derives from everything read.
+	 * A frame address that flows anywhere but rsp/rbp may be used to write
+	 * the frame behind our back: note that it escaped.
 	 */
 	for (i = 0; i < zi->operand_count; i++)
 	{
@@ -1844,7 +1859,24 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 			int			g = gpr_index(o->reg.value);
 
 			if (g >= 0 && (o->actions & ZYDIS_OPERAND_ACTION_MASK_READ))
+			{
 				rtaint |= read_reg_taint(pf, st, g, di, check);
+				if (st->reg[g].kind == AV_STACK)
+				{
+					int			k;
+
+					for (k = 0; k < zi->operand_count; k++)
+					{
+						int			w = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER ?
+							gpr_index(op[k].reg.value) : -1;
+
+						if ((op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+							(op[k].type == ZYDIS_OPERAND_TYPE_MEMORY ||
+							 (w >= 0 && w != R_RSP && w != R_RBP)))
+							st->escaped = true;
+					}
+				}
+			}
 		}
 		else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY)
 		{
@@ -1875,7 +1907,14 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 		}
 		else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.type == ZYDIS_MEMOP_TYPE_MEM)
 		{
-			if (mem_stack_off(st, o, &off))
+			/* rep stos/movs write a whole range, not one operand's worth */
+			if (zi->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+								  ZYDIS_ATTRIB_HAS_REPNE))
+			{
+				if (mem_maybe_stack(st, o) || st->escaped)
+					drop_slots(st);
+			}
+			else if (mem_stack_off(st, o, &off))
 				slot_write(st, off, o->size / 8 ? o->size / 8 : 1,
 						   av_make(AV_OTHER, rtaint, di->addr));
 			else if (mem_maybe_stack(st, o))
@@ -2223,10 +2262,12 @@ prove_callconv(LocCtx *cx, uint64_t start, uint64_t end, char *desc, size_t desc
 		}
 		if ((c->rdx.taint & T_MUST) != T_MUST)
 		{
-			loc_fail(cx, "at the call to _bt_compare at %s, rdx is not shown to be the page of the entry Buffer (%s%s)",
+			loc_fail(cx, "at the call to _bt_compare at %s, rdx is not shown to be the page of the entry Buffer (on some path it does not derive from %s)",
 					 addr_name(cx, c->site, nb, sizeof(nb)),
-					 (c->rdx.taint & T_BUF) ? "" : "not from edx ",
-					 (c->rdx.taint & T_PAGEBASE) ? "" : "not from BufferBlocks");
+					 !(c->rdx.taint & T_BUF) && !(c->rdx.taint & T_PAGEBASE) ?
+					 "the entry edx nor from BufferBlocks/LocalBufferBlockPointers" :
+					 !(c->rdx.taint & T_BUF) ? "the entry edx" :
+					 "BufferBlocks/LocalBufferBlockPointers");
 			goto done;
 		}
 	}

@@ -32,7 +32,9 @@
  *
  *-------------------------------------------------------------------------
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +60,7 @@
 /* how far a rel32 may reach, with room for the stub page itself */
 #define REL32_REACH			((int64_t) 0x7fffffff - 65536)
 #define MAX_STUB_TRIES		32
+#define HEAP_GUARD			((uintptr_t) 1 << 30)	/* keep 1 GiB above [heap] free */
 
 typedef struct MapEntry
 {
@@ -331,7 +334,8 @@ stubcand_cmp(const void *a, const void *b)
 /*
  * Map one page within [lo, hi] (inclusive page starts), as close to near
  * as possible, preferring free space below near: above a PIE binary lies
- * the brk heap, whose growth we must not block.
+ * the brk heap, whose growth we must not block (nor do we go within
+ * HEAP_GUARD above it).
  */
 static void *
 alloc_near(const MapList *ml, uintptr_t near, uintptr_t lo, uintptr_t hi, size_t ps)
@@ -347,8 +351,9 @@ alloc_near(const MapList *ml, uintptr_t near, uintptr_t lo, uintptr_t hi, size_t
 		uintptr_t	a;
 		uintptr_t	b;
 
+		/* leave the brk heap room to grow */
 		if (i > 0 && strcmp(ml->e[i - 1].path, "[heap]") == 0)
-			continue;
+			gs += HEAP_GUARD;
 		/* usable page starts in this gap and in range */
 		a = gs > lo ? gs : lo;
 		a = (a + ps - 1) & ~(ps - 1);

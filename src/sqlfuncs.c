@@ -37,7 +37,7 @@ btjit_state_name(BtjitIndexState state)
 		case BTJIT_INDEX_STOCK:
 			return "stock";
 		default:
-			return "unknown";
+			return "pending";
 	}
 }
 
@@ -92,8 +92,8 @@ static void
 btjit_stats_row(BtjitIndex *ix, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
-	Datum		values[9];
-	bool		nulls[9];
+	Datum		values[10];
+	bool		nulls[10];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -112,9 +112,16 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 	values[i++] = Int64GetDatum((int64) ix->declined_searches);
 	values[i++] = Int64GetDatum((int64) ix->verified_searches);
 	if (ix->code != NULL)
+	{
 		values[i++] = Float8GetDatum(ix->code->compile_ms);
+		values[i++] = CStringGetTextDatum(ix->code->from_object_cache ?
+										  "object cache" : "compiled");
+	}
 	else
+	{
 		nulls[i++] = true;
+		nulls[i++] = true;
+	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

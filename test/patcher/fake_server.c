@@ -18,7 +18,7 @@
  * Run as "fake_server --self", it locates its own _bt_binsrch through
  * /proc/self/exe, detours it to a counting replacement, checks that the
  * searches still give the same answers, and prints one line:
- *	  SELF ok offset=0x... calls=N
+ *	  SELF ok offset=0x... calls=N patch_offset=N displaced=N
  * or
  *	  SELF fail <reason>
  *
@@ -243,6 +243,7 @@ self_test(void)
 	long		expect;
 	long		got;
 	long		stock_only;
+	BtjitDetour saved;
 
 	setup_pages();
 	expect = workload();
@@ -260,6 +261,7 @@ self_test(void)
 	ncalls = 0;
 	got = workload();
 	stock_only = ncalls;
+	saved = detour;
 	if (!btjit_detour_remove(&detour, why, sizeof(why)))
 	{
 		printf("SELF fail remove: %s\n", why);
@@ -275,8 +277,9 @@ self_test(void)
 		printf("SELF fail results differ after removal\n");
 		return 1;
 	}
-	printf("SELF ok offset=%#lx calls=%ld\n",
-		   (unsigned long) (loc.binsrch - loc.load_bias), stock_only);
+	printf("SELF ok offset=%#lx calls=%ld patch_offset=%zu displaced=%zu\n",
+		   (unsigned long) (loc.binsrch - loc.load_bias), stock_only,
+		   saved.patch_offset, saved.displaced_len);
 	return 0;
 }
 

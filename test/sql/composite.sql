@@ -4,6 +4,7 @@
 -- (low-cardinality leading columns) and deduplicated posting lists.
 --
 SET btree_jit.verify = on;
+SET btree_jit.compile_threshold = 0;
 
 CREATE TABLE comp (a int4, b int8, c date, d int2, pad text);
 INSERT INTO comp

@@ -8,6 +8,7 @@
 --
 CREATE EXTENSION pageinspect;
 SET btree_jit.verify = on;
+SET btree_jit.compile_threshold = 0;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 

@@ -3,6 +3,7 @@
 -- reason recorded; the SQL functions refuse bad input with clear errors.
 --
 SET btree_jit.verify = on;
+SET btree_jit.compile_threshold = 0;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 
@@ -43,12 +44,14 @@ SELECT * FROM btree_jit_compile(NULL);
 SELECT btree_jit_explain(NULL);
 
 -- after REINDEX and ALTER the index is examined again and still correct
+DROP INDEX other_hash, other_ti;
 SELECT count(*) FROM other WHERE i = 10;
 REINDEX INDEX other_i;
 SELECT count(*) FROM other WHERE i = 10;
 SELECT state, searched_jit, verified FROM index_state('other_i');
 ALTER TABLE other ALTER COLUMN i TYPE int8;
 SELECT count(*) FROM other WHERE i = 10;
-SELECT state, signature, searched_jit FROM index_state('other_i');
+SELECT count(*) FROM other WHERE i = 10::int4;
+SELECT state, signature, searched_jit, verified FROM index_state('other_i');
 
 DROP TABLE other;

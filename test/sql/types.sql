@@ -4,6 +4,8 @@
 -- every compiled search is also checked against the stock search).
 --
 SET btree_jit.verify = on;
+SET btree_jit.compile_threshold = 0;
+SET client_min_messages = warning;
 
 -- Build table tt of one type from expr (over i), with duplicates, NULLs and
 -- the type's extreme values; then for each index ordering variant run
@@ -75,7 +77,7 @@ SELECT * FROM type_checks('int4',
 SELECT * FROM type_checks('int8',
                           '(i::numeric * 11400714819323198485 % 18446744073709551616
                             - 9223372036854775808)::int8',
-                          '{-9223372036854775808, 9223372036854775807, 0, -1}', '{int4}');
+                          '{-9223372036854775808, 9223372036854775807, 0, -1}');
 SELECT * FROM type_checks('oid', '((i::int8 * 2654435761) % 4294967296)::oid',
                           '{0, 4294967295, 2147483648, 2147483647}');
 SELECT * FROM type_checks('date', '''2000-01-01''::date + (i * 37 % 100000 - 50000)',
@@ -97,10 +99,26 @@ INSERT INTO narrow SELECT (g % 65536 - 32768)::int2, g FROM generate_series(1, 7
 CREATE INDEX narrow_k ON narrow (k);
 SELECT checked, failures FROM check_queries(ARRAY[
     'SELECT count(*) FROM narrow WHERE k < 40000::int4',
-    'SELECT count(*) FROM narrow WHERE k > -40000::int8',
+    'SELECT count(*) FROM narrow WHERE k > ''-40000''::int8',
     'SELECT k FROM narrow WHERE k >= 32767::int8 ORDER BY k LIMIT 3',
     'SELECT k FROM narrow WHERE k > 32767::int4 ORDER BY k LIMIT 3',
-    'SELECT k FROM narrow WHERE k < -32768::int8 ORDER BY k DESC LIMIT 3',
+    'SELECT k FROM narrow WHERE k < ''-32768''::int8 ORDER BY k DESC LIMIT 3',
     'SELECT k FROM narrow WHERE k = ANY (ARRAY[1, 70000, -5]::int8[]) ORDER BY k']);
 SELECT state, signature, searched_jit, verified FROM index_state('narrow_k');
 DROP TABLE narrow;
+
+-- int8 column probed with int4 and int2 constants
+CREATE TABLE wide (k int8, id int4);
+INSERT INTO wide SELECT CASE WHEN g % 3 = 0 THEN g % 1000 ELSE g * 1000000007::int8 END, g
+  FROM generate_series(1, 70000) g;
+CREATE INDEX wide_k ON wide (k DESC);
+SELECT checked, failures FROM check_queries(ARRAY[
+    'SELECT count(*) FROM wide WHERE k = 500::int4',
+    'SELECT count(*) FROM wide WHERE k = 500::int2',
+    'SELECT k FROM wide WHERE k > 2147483647::int4 ORDER BY k LIMIT 3',
+    'SELECT k FROM wide WHERE k < ''-32768''::int2 ORDER BY k DESC LIMIT 3',
+    'SELECT k FROM wide WHERE k >= 999::int2 ORDER BY k LIMIT 3',
+    'SELECT k FROM wide WHERE k <= 7::int4 ORDER BY k DESC LIMIT 3',
+    'SELECT k FROM wide WHERE k = ANY (ARRAY[1, 7, 999]::int4[]) ORDER BY k']);
+SELECT state, signature, searched_jit, verified FROM index_state('wide_k');
+DROP TABLE wide;

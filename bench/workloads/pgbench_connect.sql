@@ -1,0 +1,13 @@
+-- bench/workloads/pgbench_connect.sql - pgbench -S -C: a new connection
+-- (a new backend) for every select-only transaction, so every backend pays
+-- whatever the module costs at backend start and at the first search of
+-- each key shape (catalog indexes included).  Throughput only.
+--
+-- @title pgbench -S -C (a new backend per transaction)
+-- @kind pgbench
+-- @uses data_pgbench
+-- @index pgbench_accounts_pkey
+-- @unit transaction
+-- @pgbench -S -C
+-- @clients 1
+-- @throughput_target 0.99

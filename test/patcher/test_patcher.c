@@ -1,0 +1,971 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_patcher.c
+ *	  Unit tests of locate.c and redirect.c, outside PostgreSQL.
+ *
+ * Three groups:
+ *
+ *	1. The detour, on small functions written in assembly with the prologue
+ *	   shapes real builds have (frame pointer, endbr64, no frame pointer,
+ *	   RIP-relative loads, a call in the first bytes), one emitted as bytes
+ *	   into an executable page near a static array, and shapes that must be
+ *	   refused (a loop back into the first bytes, a conditional branch or a
+ *	   too-short function there).  Each is called through its normal
+ *	   address, with the detour to a counting replacement that calls
+ *	   d->stock, and again after removal.
+ *
+ *	2. The locator on miniature servers (fake_server.c) built with and
+ *	   without frame pointer and endbr64, compared with the true address
+ *	   from their .symtab; broken builds must be refused.  Each is also run
+ *	   with --self: it locates itself through /proc/self/exe, detours, and
+ *	   checks its own searches.
+ *
+ *	3. The locator on the real server binaries: the installed one, and, if
+ *	   present, another minor release (never downloaded here).  The binary
+ *	   is mapped like the loader would; the fault modes must fail with a
+ *	   message; on the known 15.18 build, single-instruction mutations of
+ *	   the mapped code must each break the proof in the expected way; and
+ *	   the detour is installed on (never run on) the real _bt_binsrch bytes.
+ *
+ * Output ends with "N passed, M failed"; the exit status is non-zero on
+ * any failure.
+ *
+ * test/patcher/test_patcher.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#define _GNU_SOURCE
+
+#include <elf.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "binpatch.h"
+
+/* The installed server, and another minor release unpacked by hand:
+ *	 cd /tmp && apt-get download postgresql-15=15.20-0+deb12u1 &&
+ *	 dpkg-deb -x postgresql-15_15.20-0+deb12u1_amd64.deb /tmp/pg1520
+ */
+#define DEFAULT_SERVER		"/usr/lib/postgresql/15/bin/postgres"
+#define DEFAULT_OTHER		"/tmp/pg1520/usr/lib/postgresql/15/bin/postgres"
+
+/* Debian 12's 15.18 and 15.20 builds, as examined by hand */
+#define BUILD_15_18			"44c007cfee140e4c25e8a434008096828e70a92c"
+#define BUILD_15_20			"a6ade789dddc8ae8e6d07de24f7f2c32d0f38b1d"
+
+static int	npassed;
+static int	nfailed;
+
+#ifdef __GNUC__
+__attribute__((format(printf, 2, 3)))
+#endif
+static bool
+check(bool ok, const char *fmt,...)
+{
+	va_list		ap;
+
+	printf("%s - ", ok ? "ok  " : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (ok)
+		npassed++;
+	else
+		nfailed++;
+	return ok;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ----------------------------------------------------------------
+ *		Functions to detour, in assembly: exact shapes, any -O level
+ * ----------------------------------------------------------------
+ *
+ * All are long f(long a, long b, long c).
+ */
+
+long		g_scale = 7;
+long		g_table[4] = {100, 200, 300, 400};
+
+#define DECL(name) \
+	extern long name(long, long, long); \
+	extern const char name##_end[]
+
+DECL(t_fp);
+DECL(t_endbr);
+DECL(t_nofp);
+DECL(t_riprel);
+DECL(t_leafirst);
+DECL(t_callfirst);
+DECL(t_jmpfirst);
+DECL(t_loop);
+DECL(t_jccfirst);
+DECL(t_entryloop);
+DECL(t_tiny);
+
+#define FUNC(name) \
+	"	.p2align 4\n" \
+	"	.globl " #name "\n" \
+	"	.hidden " #name "\n" \
+	"	.type " #name ", @function\n" \
+	#name ":\n"
+#define END(name) \
+	"	.globl " #name "_end\n" \
+	"	.hidden " #name "_end\n" \
+	#name "_end:\n" \
+	"	.size " #name ", " #name "_end - " #name "\n"
+
+__asm__(
+		"	.text\n"
+		"	.intel_syntax noprefix\n"
+
+/* frame pointer, _bt_binsrch's prologue in Debian's build: 3a + b + (uint32) c */
+		FUNC(t_fp)
+		"	push rbp\n"
+		"	mov rbp, rsp\n"
+		"	push r15\n"
+		"	push r14\n"
+		"	push r13\n"
+		"	mov r13, rsi\n"
+		"	push r12\n"
+		"	push rbx\n"
+		"	sub rsp, 0x28\n"
+		"	mov [rbp-0x38], rdi\n"
+		"	mov ebx, edx\n"
+		"	mov rax, [rbp-0x38]\n"
+		"	lea rax, [rax+rax*2]\n"
+		"	add rax, r13\n"
+		"	add rax, rbx\n"
+		"	add rsp, 0x28\n"
+		"	pop rbx\n"
+		"	pop r12\n"
+		"	pop r13\n"
+		"	pop r14\n"
+		"	pop r15\n"
+		"	pop rbp\n"
+		"	ret\n"
+		END(t_fp)
+
+/* endbr64 entry (CET builds): a + 2b - c */
+		FUNC(t_endbr)
+		"	endbr64\n"
+		"	push rbp\n"
+		"	mov rbp, rsp\n"
+		"	push rbx\n"
+		"	mov rbx, rdi\n"
+		"	lea rax, [rbx+rsi*2]\n"
+		"	sub rax, rdx\n"
+		"	pop rbx\n"
+		"	pop rbp\n"
+		"	ret\n"
+		END(t_endbr)
+
+/* no frame pointer, rsp-based spill: (a ^ b) + (uint32) c */
+		FUNC(t_nofp)
+		"	push rbx\n"
+		"	mov ebx, edx\n"
+		"	sub rsp, 16\n"
+		"	mov [rsp+8], rdi\n"
+		"	mov rax, [rsp+8]\n"
+		"	xor rax, rsi\n"
+		"	add rax, rbx\n"
+		"	add rsp, 16\n"
+		"	pop rbx\n"
+		"	ret\n"
+		END(t_nofp)
+
+/* RIP-relative load first: g_scale * a + b + c */
+		FUNC(t_riprel)
+		"	mov rax, [rip + g_scale]\n"
+		"	imul rax, rdi\n"
+		"	add rax, rsi\n"
+		"	add rax, rdx\n"
+		"	ret\n"
+		END(t_riprel)
+
+/* RIP-relative lea first: g_table[a] + b + c */
+		FUNC(t_leafirst)
+		"	lea rax, [rip + g_table]\n"
+		"	mov rax, [rax + rdi*8]\n"
+		"	add rax, rsi\n"
+		"	add rax, rdx\n"
+		"	ret\n"
+		END(t_leafirst)
+
+/* a call in the displaced bytes: a + b + c */
+		FUNC(t_callfirst)
+		"	sub rsp, 8\n"
+		"	call t_helper\n"
+		"	add rsp, 8\n"
+		"	add rax, rdi\n"
+		"	ret\n"
+		END(t_callfirst)
+		"t_helper:\n"
+		"	lea rax, [rsi+rdx]\n"
+		"	ret\n"
+
+/* a jmp rel32 as the whole displaced part: a + b - c */
+		FUNC(t_jmpfirst)
+		"	.byte 0xe9\n"
+		"	.long 0\n"
+		"	lea rax, [rdi+rsi]\n"
+		"	sub rax, rdx\n"
+		"	ret\n"
+		END(t_jmpfirst)
+
+/* loop back to +2, inside the first 5 bytes (refuse): a * b + c */
+		FUNC(t_loop)
+		"	xor eax, eax\n"
+		"1:	add rax, rdi\n"
+		"	dec rsi\n"
+		"	jnz 1b\n"
+		"	add rax, rdx\n"
+		"	ret\n"
+		END(t_loop)
+
+/* conditional branch in the first bytes (refuse): a ? a + b : c */
+		FUNC(t_jccfirst)
+		"	test rdi, rdi\n"
+		"	je 1f\n"
+		"	lea rax, [rdi+rsi]\n"
+		"	ret\n"
+		"1:	mov rax, rdx\n"
+		"	ret\n"
+		END(t_jccfirst)
+
+/* loop back to the entry itself (refuse): c + a, for a >= 1 */
+		FUNC(t_entryloop)
+		"	add rdx, 1\n"
+		"	dec rdi\n"
+		"	jnz t_entryloop\n"
+		"	mov rax, rdx\n"
+		"	ret\n"
+		END(t_entryloop)
+
+/* three bytes of code, then padding (refuse): (uint32) a */
+		FUNC(t_tiny)
+		"	mov eax, edi\n"
+		"	ret\n"
+		"	int3\n"
+		"	int3\n"
+		"	int3\n"
+		"	int3\n"
+		END(t_tiny)
+
+		"	.att_syntax prefix\n"
+);
+
+typedef long (*fn3) (long, long, long);
+
+static BtjitDetour *cur_detour;
+static int	nrepl;
+
+/* the replacement: count, then run the original through the trampoline */
+static long
+replacement(long a, long b, long c)
+{
+	fn3			stock = (fn3) cur_detour->stock;
+
+	nrepl++;
+	return stock(a, b, c);
+}
+
+/* a C caller with direct calls to t_fp: callers compiled elsewhere */
+static __attribute__((noinline)) long
+call_t_fp_twice(long a, long b, long c)
+{
+	return t_fp(a, b, c) + t_fp(b, a, c);
+}
+
+/* permissions of the mapping holding addr, from /proc/self/maps */
+static void
+perms_of(const void *addr, char *out)
+{
+	FILE	   *f = fopen("/proc/self/maps", "r");
+	char		line[512];
+
+	strcpy(out, "????");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f))
+	{
+		unsigned long s;
+		unsigned long e;
+		char		p[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &s, &e, p) == 3 &&
+			(unsigned long) addr >= s && (unsigned long) addr < e)
+		{
+			memcpy(out, p, 4);
+			out[4] = '\0';
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int
+count_mappings(void)
+{
+	FILE	   *f = fopen("/proc/self/maps", "r");
+	int			n = 0;
+	int			c;
+
+	if (f == NULL)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		if (c == '\n')
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void
+detour_case(const char *name, fn3 fn, const char *end, long a, long b, long c,
+			long expect, size_t want_offset, size_t want_displaced)
+{
+	size_t		size = (size_t) (end - (const char *) fn);
+	unsigned char before[64];
+	BtjitDetour d;
+	char		why[512];
+	char		perms[8];
+	long		r;
+	bool		ok;
+	long		dist;
+
+	memcpy(before, (const void *) fn, size < sizeof(before) ? size : sizeof(before));
+	check(fn(a, b, c) == expect, "%s: original returns %ld", name, expect);
+
+	ok = btjit_detour_install((void *) fn, size, (void *) replacement, &d, why, sizeof(why));
+	if (!check(ok, "%s: detour installed: %s", name, ok ? d.description : why))
+		return;
+	check(d.patch_offset == want_offset && d.displaced_len == want_displaced,
+		  "%s: patch at +%zu, %zu bytes displaced (expected +%zu, %zu)", name,
+		  d.patch_offset, d.displaced_len, want_offset, want_displaced);
+	perms_of((const void *) fn, perms);
+	check(strncmp(perms, "r-x", 3) == 0, "%s: text page back to r-x (%s)", name, perms);
+	perms_of(d.stub_page, perms);
+	check(strncmp(perms, "r-x", 3) == 0, "%s: stub page is r-x (%s)", name, perms);
+	dist = (long) ((char *) d.stub_page - (char *) fn);
+	check(dist > -0x7fff0000L && dist < 0x7fff0000L, "%s: stub within 2 GiB (%+ld)", name, dist);
+
+	cur_detour = &d;
+	nrepl = 0;
+	r = fn(a, b, c);
+	check(r == expect && nrepl == 1, "%s: call through the original address reaches the replacement (%ld, %d calls)",
+		  name, r, nrepl);
+	r = ((fn3) d.stock) (a, b, c);
+	check(r == expect && nrepl == 1, "%s: d->stock alone gives the original result (%ld)", name, r);
+
+	ok = btjit_detour_remove(&d, why, sizeof(why));
+	check(ok, "%s: detour removed%s%s", name, ok ? "" : ": ", ok ? "" : why);
+	check(memcmp(before, (const void *) fn, size < sizeof(before) ? size : sizeof(before)) == 0,
+		  "%s: original bytes restored", name);
+	r = fn(a, b, c);
+	check(r == expect && nrepl == 1, "%s: after removal, the original runs alone (%ld)", name, r);
+}
+
+static void
+refuse_case(const char *name, fn3 fn, const char *end, long a, long b, long c,
+			long expect, const char *reason)
+{
+	size_t		size = (size_t) (end - (const char *) fn);
+	unsigned char before[64];
+	BtjitDetour d;
+	char		why[512];
+	int			maps_before = count_mappings();
+	bool		ok;
+
+	memcpy(before, (const void *) fn, size < sizeof(before) ? size : sizeof(before));
+	ok = btjit_detour_install((void *) fn, size, (void *) replacement, &d, why, sizeof(why));
+	check(!ok && strstr(why, reason) != NULL, "%s: refused: %s", name, ok ? "(installed!)" : why);
+	if (ok)
+	{
+		btjit_detour_remove(&d, why, sizeof(why));
+		return;
+	}
+	check(memcmp(before, (const void *) fn, size < sizeof(before) ? size : sizeof(before)) == 0 &&
+		  count_mappings() == maps_before,
+		  "%s: nothing changed (bytes, mappings)", name);
+	check(fn(a, b, c) == expect, "%s: still works", name);
+}
+
+/*
+ * A function emitted as bytes into an executable page near g_array, with a
+ * RIP-relative load of g_array[1] in the displaced bytes.
+ */
+static long g_array[2] = {5, 1000};
+
+static void *
+map_near(const void *near)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	uintptr_t	base = ((uintptr_t) near & ~(uintptr_t) (ps - 1));
+	int			k;
+
+	for (k = 1; k < 4096; k++)
+	{
+		uintptr_t	at = base - (uintptr_t) k * 0x100000;
+		void	   *p = mmap((void *) at, ps, PROT_READ | PROT_WRITE,
+							 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (p == (void *) at)
+			return p;
+		if (p != MAP_FAILED)
+			munmap(p, ps);
+	}
+	return NULL;
+}
+
+static void
+bytes_case(void)
+{
+	unsigned char *page = map_near(g_array);
+	unsigned char code[] = {
+		0x55,					/* push rbp */
+		0x48, 0x89, 0xe5,		/* mov rbp, rsp */
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	/* mov rax, [rip + X] */
+		0x48, 0x01, 0xf8,		/* add rax, rdi */
+		0x48, 0x01, 0xf0,		/* add rax, rsi */
+		0x48, 0x01, 0xd0,		/* add rax, rdx */
+		0x5d,					/* pop rbp */
+		0xc3					/* ret */
+	};
+	int32_t		disp;
+
+	if (!check(page != NULL, "bytes: executable page near g_array"))
+		return;
+	disp = (int32_t) ((intptr_t) &g_array[1] - (intptr_t) (page + 11));
+	memcpy(code + 7, &disp, 4);
+	memcpy(page, code, sizeof(code));
+	mprotect(page, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC);
+	detour_case("bytes (push rbp; mov rbp,rsp; mov rax,[rip+X])", (fn3) (void *) page,
+				(const char *) page + sizeof(code), 1, 2, 3, 1006, 0, 11);
+	munmap(page, sysconf(_SC_PAGESIZE));
+}
+
+static void
+detour_tests(void)
+{
+	BtjitDetour d;
+	char		why[512];
+	bool		ok;
+
+	printf("# detour on synthetic functions\n");
+	detour_case("frame pointer", t_fp, t_fp_end, 10, 20, 30, 80, 0, 6);
+	detour_case("endbr64", t_endbr, t_endbr_end, 10, 20, 5, 45, 4, 5);
+	detour_case("no frame pointer", t_nofp, t_nofp_end, 12, 10, 5, (12 ^ 10) + 5, 0, 7);
+	detour_case("rip-relative load", t_riprel, t_riprel_end, 3, 4, 5, 30, 0, 7);
+	detour_case("rip-relative lea", t_leafirst, t_leafirst_end, 2, 4, 5, 309, 0, 7);
+	detour_case("call in first bytes", t_callfirst, t_callfirst_end, 1, 2, 3, 6, 0, 9);
+	detour_case("jmp rel32 first", t_jmpfirst, t_jmpfirst_end, 7, 8, 2, 13, 0, 5);
+	bytes_case();
+
+	/* the relocated RIP-relative load must still see the variable */
+	ok = btjit_detour_install((void *) t_riprel, (size_t) (t_riprel_end - (const char *) t_riprel),
+							  (void *) replacement, &d, why, sizeof(why));
+	if (check(ok, "rip-relative load: installed again"))
+	{
+		long		r;
+
+		cur_detour = &d;
+		g_scale = 11;
+		r = t_riprel(3, 4, 5);
+		check(r == 42, "rip-relative load: trampoline reads the live variable (%ld)", r);
+		g_scale = 7;
+		btjit_detour_remove(&d, why, sizeof(why));
+	}
+
+	/* compiled C code calling the detoured function directly */
+	ok = btjit_detour_install((void *) t_fp, (size_t) (t_fp_end - (const char *) t_fp),
+							  (void *) replacement, &d, why, sizeof(why));
+	if (check(ok, "direct calls from C: installed"))
+	{
+		long		r;
+
+		cur_detour = &d;
+		nrepl = 0;
+		r = call_t_fp_twice(1, 2, 3);
+		check(r == (3 + 2 + 3) + (6 + 1 + 3) && nrepl == 2,
+			  "direct calls from C: both calls reach the replacement (%ld, %d)", r, nrepl);
+		btjit_detour_remove(&d, why, sizeof(why));
+	}
+
+	printf("# detour refusals\n");
+	refuse_case("loop into first bytes", t_loop, t_loop_end, 3, 4, 5, 17, "inside the");
+	refuse_case("loop to the entry", t_entryloop, t_entryloop_end, 3, 4, 5, 8, "inside the");
+	refuse_case("jcc in first bytes", t_jccfirst, t_jccfirst_end, 3, 4, 5, 7, "cannot be moved");
+	refuse_case("too short", t_tiny, t_tiny_end, 3, 4, 5, 3, "too short");
+	refuse_case("size below 5", t_tiny, (const char *) t_tiny + 3, 3, 4, 5, 3, "out of range");
+}
+
+/* ----------------------------------------------------------------
+ *		Mapping binaries, and their symbol tables
+ * ----------------------------------------------------------------
+ */
+
+typedef struct Mapped
+{
+	uintptr_t	base;
+	size_t		span;
+} Mapped;
+
+/* Map a PIE's PT_LOAD segments the way the loader would (no relocation). */
+static bool
+map_binary(const char *path, Mapped *m)
+{
+	int			fd = open(path, O_RDONLY);
+	Elf64_Ehdr	eh;
+	Elf64_Phdr	ph[64];
+	uint64_t	hi = 0;
+	long		ps = sysconf(_SC_PAGESIZE);
+	char	   *base;
+	int			i;
+
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || eh.e_type != ET_DYN ||
+		eh.e_phnum > 64 ||
+		pread(fd, ph, sizeof(Elf64_Phdr) * eh.e_phnum, eh.e_phoff) !=
+		(ssize_t) (sizeof(Elf64_Phdr) * eh.e_phnum))
+	{
+		close(fd);
+		return false;
+	}
+	for (i = 0; i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr + ph[i].p_memsz > hi)
+			hi = ph[i].p_vaddr + ph[i].p_memsz;
+	m->span = (hi + ps - 1) & ~(uint64_t) (ps - 1);
+	base = mmap(NULL, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+	{
+		close(fd);
+		return false;
+	}
+	for (i = 0; i < eh.e_phnum; i++)
+	{
+		uint64_t	a;
+		uint64_t	o;
+		int			prot = PROT_READ;
+
+		if (ph[i].p_type != PT_LOAD || ph[i].p_filesz == 0)
+			continue;
+		a = ph[i].p_vaddr & ~(uint64_t) (ps - 1);
+		o = ph[i].p_offset & ~(uint64_t) (ps - 1);
+		if (ph[i].p_flags & PF_X)
+			prot |= PROT_EXEC;	/* never run: needed to test the detour */
+		if (mmap(base + a, ph[i].p_vaddr + ph[i].p_filesz - a, prot,
+				 MAP_PRIVATE | MAP_FIXED, fd, (off_t) o) == MAP_FAILED)
+		{
+			munmap(base, m->span);
+			close(fd);
+			return false;
+		}
+	}
+	close(fd);
+	m->base = (uintptr_t) base;
+	return true;
+}
+
+/* The value of a (local) symbol in .symtab, 0 if absent */
+static uint64_t
+symtab_value(const char *path, const char *name)
+{
+	int			fd = open(path, O_RDONLY);
+	Elf64_Ehdr	eh;
+	Elf64_Shdr *sh = NULL;
+	uint64_t	value = 0;
+	int			i;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || eh.e_shnum == 0)
+		goto out;
+	sh = malloc(sizeof(Elf64_Shdr) * eh.e_shnum);
+	if (pread(fd, sh, sizeof(Elf64_Shdr) * eh.e_shnum, eh.e_shoff) !=
+		(ssize_t) (sizeof(Elf64_Shdr) * eh.e_shnum))
+		goto out;
+	for (i = 0; i < eh.e_shnum && value == 0; i++)
+	{
+		Elf64_Sym  *syms;
+		char	   *str;
+		size_t		n;
+		size_t		k;
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		syms = malloc(sh[i].sh_size);
+		str = malloc(sh[sh[i].sh_link].sh_size);
+		n = sh[i].sh_size / sizeof(Elf64_Sym);
+		if (pread(fd, syms, sh[i].sh_size, sh[i].sh_offset) == (ssize_t) sh[i].sh_size &&
+			pread(fd, str, sh[sh[i].sh_link].sh_size, sh[sh[i].sh_link].sh_offset) ==
+			(ssize_t) sh[sh[i].sh_link].sh_size)
+		{
+			for (k = 0; k < n; k++)
+				if (syms[k].st_name < sh[sh[i].sh_link].sh_size &&
+					strcmp(str + syms[k].st_name, name) == 0 &&
+					ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC)
+					value = syms[k].st_value;
+		}
+		free(syms);
+		free(str);
+	}
+out:
+	free(sh);
+	close(fd);
+	return value;
+}
+
+/* ----------------------------------------------------------------
+ *		The locator on miniature servers
+ * ----------------------------------------------------------------
+ */
+
+static char test_dir[512];
+
+static void
+fake_good(const char *fake, size_t want_patch_offset)
+{
+	char		path[600];
+	char		cmd[700];
+	char		line[1024];
+	Mapped		m;
+	BtjitLocation loc;
+	char		why[1024];
+	uint64_t	truth;
+	bool		ok;
+	FILE	   *p;
+
+	snprintf(path, sizeof(path), "%s/%s", test_dir, fake);
+	truth = symtab_value(path, "_bt_binsrch");
+	if (!check(truth != 0, "%s: true _bt_binsrch from .symtab: %#lx", fake, (unsigned long) truth))
+		return;
+	if (!check(map_binary(path, &m), "%s: mapped", fake))
+		return;
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(ok && loc.binsrch - loc.load_bias == truth,
+		  "%s: located at +%#lx: %s", fake, ok ? (unsigned long) (loc.binsrch - loc.load_bias) : 0UL,
+		  ok ? loc.evidence : why);
+	munmap((void *) m.base, m.span);
+
+	/* the same, in its own process, through /proc/self/exe, plus detour */
+	snprintf(cmd, sizeof(cmd), "'%s' --self 2>&1", path);
+	p = popen(cmd, "r");
+	line[0] = '\0';
+	if (p)
+	{
+		if (fgets(line, sizeof(line), p) == NULL)
+			line[0] = '\0';
+		pclose(p);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	{
+		unsigned long off = 0;
+		int			calls = 0;
+		size_t		patch_offset = 99;
+		size_t		displaced = 0;
+
+		ok = sscanf(line, "SELF ok offset=%lx calls=%d patch_offset=%zu displaced=%zu",
+					&off, &calls, &patch_offset, &displaced) == 4;
+		check(ok && off == truth && calls > 0 && patch_offset == want_patch_offset &&
+			  displaced >= 5,
+			  "%s --self: %s", fake, line);
+	}
+}
+
+static void
+fake_bad(const char *fake, const char *reason)
+{
+	char		path[600];
+	char		cmd[700];
+	char		line[1024];
+	Mapped		m;
+	BtjitLocation loc;
+	char		why[1024];
+	bool		ok;
+	FILE	   *p;
+
+	snprintf(path, sizeof(path), "%s/%s", test_dir, fake);
+	if (!check(map_binary(path, &m), "%s: mapped", fake))
+		return;
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(!ok && strstr(why, reason) != NULL, "%s: refused: %s", fake, ok ? loc.evidence : why);
+	munmap((void *) m.base, m.span);
+
+	snprintf(cmd, sizeof(cmd), "'%s' --self 2>&1", path);
+	p = popen(cmd, "r");
+	line[0] = '\0';
+	if (p)
+	{
+		if (fgets(line, sizeof(line), p) == NULL)
+			line[0] = '\0';
+		pclose(p);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	check(strncmp(line, "SELF fail locate:", 17) == 0 && strstr(line, reason) != NULL,
+		  "%s --self: %s", fake, line);
+}
+
+static void
+fake_tests(void)
+{
+	printf("# locator on miniature servers\n");
+	fake_good("fake_fp", 0);
+	fake_good("fake_nofp_cet", 0);
+	fake_good("fake_endbr", 4);
+	fake_bad("fake_swapped", "rdi is not shown to be the entry rdi");
+	fake_bad("fake_addr_taken", "is taken");
+	fake_bad("fake_extra_caller", "also reached by a call");
+}
+
+/* ----------------------------------------------------------------
+ *		The locator on real server binaries
+ * ----------------------------------------------------------------
+ */
+
+typedef struct Mutation
+{
+	const char *what;
+	uint64_t	vaddr;
+	int			len;
+	unsigned char orig[8];
+	unsigned char repl[8];
+	const char *reason;
+} Mutation;
+
+/* single-instruction changes to Debian's 15.18 code, each must be caught */
+static const Mutation mutations_15_18[] = {
+	{"rsi from r12, not the spilled key", 0x1b7d67, 3,
+	{0x4c, 0x89, 0xee}, {0x4c, 0x89, 0xe6}, "rsi is not shown to be the entry rsi"},
+	{"rdi from another frame slot", 0x1b7d63, 4,
+	{0x48, 0x8b, 0x7d, 0xc8}, {0x48, 0x8b, 0x7d, 0xb8}, "rdi is not shown to be the entry rdi"},
+	{"spill slot of rdi overwritten in the loop", 0x1b7d4a, 3,
+	{0x89, 0x45, 0xc4}, {0x89, 0x45, 0xc8}, "rdi is not shown to be the entry rdi"},
+	{"rdx at the call is the key, not the page", 0x1b7d6c, 3,
+	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xea}, "rdx is not shown to be the page"},
+	{"edx cleared before use", 0x1b7ce8, 2,
+	{0x85, 0xd2}, {0x31, 0xd2}, "clears rdx before reading it"},
+	{"reads ecx, a fourth argument", 0x1b7d6f, 3,
+	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, "not one of the three arguments"},
+	{"BufferBlocks load re-pointed", 0x1b7cfa, 7,
+	{0x48, 0x03, 0x1d, 0x57, 0x3f, 0x6d, 0x00}, {0x48, 0x03, 0x1d, 0x5f, 0x3f, 0x6d, 0x00},
+	"does not reference both BufferBlocks"},
+	{"lea of _bt_binsrch in _bt_first (address taken)", 0x1b8b4c, 7,
+	{0x48, 0x8d, 0x0d, 0xdd, 0x7b, 0x44, 0x00}, {0x48, 0x8d, 0x0d, 0x7d, 0xf1, 0xff, 0xff},
+	"is taken by the instruction at postgres+0x1b8b4c"},
+	{"a third caller (_bt_binsrch_insert)", 0x1b829b, 5,
+	{0xe8, 0xd0, 0xf6, 0xff, 0xff}, {0xe8, 0x30, 0xfa, 0xff, 0xff},
+	"also reached by a call at postgres+0x1b829b"},
+};
+
+static void
+poke(uintptr_t addr, const unsigned char *bytes, int len)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	uintptr_t	page = addr & ~(uintptr_t) (ps - 1);
+	size_t		span = ((addr + len - 1) & ~(uintptr_t) (ps - 1)) - page + ps;
+
+	mprotect((void *) page, span, PROT_READ | PROT_WRITE);
+	memcpy((void *) addr, bytes, len);
+	mprotect((void *) page, span, PROT_READ | PROT_EXEC);
+}
+
+static void
+dummy_replacement(void)
+{
+}
+
+static void
+server_tests(const char *path, const char *label, bool is_primary)
+{
+	Mapped		m;
+	BtjitLocation loc;
+	char		why[1024];
+	bool		ok;
+	double		best = 1e9;
+	int			i;
+
+	printf("# locator on %s (%s)\n", path, label);
+	if (access(path, R_OK) != 0)
+	{
+		printf("# skipped: %s is absent%s\n", path,
+			   is_primary ? "" : " (to test it: cd /tmp && apt-get download postgresql-15=15.20-0+deb12u1 && dpkg-deb -x postgresql-15_15.20-0+deb12u1_amd64.deb /tmp/pg1520)");
+		return;
+	}
+	ok = map_binary(path, &m);
+	if (!check(ok, "%s: mapped at %#lx", label, ok ? (unsigned long) m.base : 0UL))
+		return;
+
+	for (i = 0; i < 3; i++)
+	{
+		double		t0 = now_ms();
+
+		ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		if (now_ms() - t0 < best)
+			best = now_ms() - t0;
+		if (!ok)
+			break;
+	}
+	if (!check(ok, "%s: located: %s", label, ok ? loc.evidence : why))
+	{
+		munmap((void *) m.base, m.span);
+		return;
+	}
+	printf("# evidence: %s\n", loc.evidence);
+	check(best < 100.0, "%s: locate takes %.1f ms (best of 3; must be well under 100)", label, best);
+	check(loc.binsrch > m.base && loc.binsrch < m.base + m.span && loc.load_bias == m.base &&
+		  loc.ncallsites >= 2 && loc.binsrch_size > 16,
+		  "%s: result in the mapping, %d call sites, %zu bytes", label, loc.ncallsites, loc.binsrch_size);
+
+	if (strcmp(loc.build_id, BUILD_15_18) == 0)
+	{
+		check(loc.binsrch - m.base == 0x1b7cd0 && loc.binsrch_size == 0x105,
+			  "15.18: _bt_binsrch is postgres+0x1b7cd0, 0x105 bytes");
+		check(loc.ncallsites == 2 &&
+			  ((loc.callsites[0] - m.base == 0x1b8032 && loc.callsites[1] - m.base == 0x1b902d) ||
+			   (loc.callsites[1] - m.base == 0x1b8032 && loc.callsites[0] - m.base == 0x1b902d)),
+			  "15.18: call sites postgres+0x1b8032 and postgres+0x1b902d");
+	}
+	else if (strcmp(loc.build_id, BUILD_15_20) == 0)
+		check(loc.binsrch - m.base == 0x1bc190 && loc.binsrch_size == 0x105,
+			  "15.20: _bt_binsrch is postgres+0x1bc190, 0x105 bytes");
+	else
+		printf("# build-id %s is not one we examined by hand: exact address not checked\n",
+			   loc.build_id);
+
+	/* fault hooks */
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_FAULT_WRONG_CALLER, &loc, why, sizeof(why));
+	check(!ok && strstr(why, "WRONG_CALLER") && strstr(why, "_bt_binsrch_insert"),
+		  "%s: fault WRONG_CALLER fails: %s", label, why);
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_FAULT_TRUNCATED, &loc, why, sizeof(why));
+	check(!ok && strstr(why, "TRUNCATED") && strstr(why, "decoded only partly"),
+		  "%s: fault TRUNCATED fails: %s", label, why);
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_FAULT_NO_CALLCONV, &loc, why, sizeof(why));
+	check(!ok && strstr(why, "NO_CALLCONV") && strstr(why, "calling-convention proof"),
+		  "%s: fault NO_CALLCONV fails: %s", label, why);
+
+	/* a wrong load bias must be noticed, not decoded as garbage */
+	ok = btjit_locate_binsrch_at(path, m.base + 0x1000, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(!ok && strstr(why, "bias"), "%s: wrong load bias refused: %s", label, why);
+
+	/* mutations of the known build */
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	if (ok && strcmp(loc.build_id, BUILD_15_18) == 0)
+	{
+		for (i = 0; i < (int) (sizeof(mutations_15_18) / sizeof(mutations_15_18[0])); i++)
+		{
+			const Mutation *mu = &mutations_15_18[i];
+			uintptr_t	at = m.base + mu->vaddr;
+			BtjitLocation l2;
+
+			if (!check(memcmp((void *) at, mu->orig, mu->len) == 0,
+					   "15.18 mutation \"%s\": original bytes as expected", mu->what))
+				continue;
+			poke(at, mu->repl, mu->len);
+			ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &l2, why, sizeof(why));
+			poke(at, mu->orig, mu->len);
+			check(!ok && strstr(why, mu->reason) != NULL,
+				  "15.18 mutation \"%s\" refused: %s", mu->what, ok ? "(located!)" : why);
+		}
+		ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(ok, "15.18: located again after the mutations were undone");
+	}
+
+	/* the detour on the real bytes (installed and removed, never run) */
+	if (ok)
+	{
+		BtjitDetour d;
+		unsigned char before[32];
+		const unsigned char *stub;
+		const unsigned char *tramp;
+		int32_t		rel;
+		size_t		n;
+
+		memcpy(before, (void *) loc.binsrch, sizeof(before));
+		ok = btjit_detour_install((void *) loc.binsrch, loc.binsrch_size,
+								  (void *) dummy_replacement, &d, why, sizeof(why));
+		if (check(ok, "%s: detour on the real _bt_binsrch: %s", label, ok ? d.description : why))
+		{
+			n = d.patch_offset + d.displaced_len;
+			stub = d.stub_page;
+			tramp = d.stock;
+			memcpy(&rel, (void *) (loc.binsrch + d.patch_offset + 1), 4);
+			check(((unsigned char *) loc.binsrch)[d.patch_offset] == 0xe9 &&
+				  loc.binsrch + d.patch_offset + 5 + rel == (uintptr_t) stub,
+				  "%s: entry jumps to the thunk", label);
+			check(stub[0] == 0xff && stub[1] == 0x25 &&
+				  memcmp(stub + 6, &(uintptr_t) {(uintptr_t) dummy_replacement}, 8) == 0,
+				  "%s: thunk jumps to the replacement", label);
+			memcpy(&rel, tramp + 4 + d.displaced_len + 1, 4);
+			check(memcmp(tramp, "\xf3\x0f\x1e\xfa", 4) == 0 &&
+				  memcmp(tramp + 4, before + d.patch_offset, d.displaced_len) == 0 &&
+				  tramp[4 + d.displaced_len] == 0xe9 &&
+				  (uintptr_t) (tramp + 4 + d.displaced_len + 5) + rel == loc.binsrch + n,
+				  "%s: trampoline replays %zu original bytes and jumps back to +%zu",
+				  label, d.displaced_len, n);
+			ok = btjit_detour_remove(&d, why, sizeof(why));
+			check(ok && memcmp(before, (void *) loc.binsrch, sizeof(before)) == 0,
+				  "%s: detour removed, bytes restored", label);
+		}
+	}
+	munmap((void *) m.base, m.span);
+}
+
+static void
+locator_misc_tests(void)
+{
+	BtjitLocation loc;
+	char		why[1024];
+	bool		ok;
+
+	printf("# locator: refusals outside a server\n");
+	ok = btjit_locate_binsrch(BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(!ok && strstr(why, "_bt_search"), "this test program (via /proc/self/exe) is not a server: %s", why);
+	ok = btjit_locate_binsrch_at("/nonexistent/postgres", 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(!ok && strstr(why, "cannot open"), "missing file refused: %s", why);
+	ok = btjit_locate_binsrch_at("/proc/self/maps", 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(!ok && why[0] != '\0', "non-ELF file refused: %s", why);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *server = getenv("BTJIT_TEST_SERVER");
+	const char *other = getenv("BTJIT_TEST_OTHER_SERVER");
+	ssize_t		n;
+	char	   *slash;
+
+	(void) argc;
+	(void) argv;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	/* the miniature servers live next to this program */
+	n = readlink("/proc/self/exe", test_dir, sizeof(test_dir) - 1);
+	test_dir[n > 0 ? n : 0] = '\0';
+	slash = strrchr(test_dir, '/');
+	if (slash)
+		*slash = '\0';
+
+	detour_tests();
+	locator_misc_tests();
+	fake_tests();
+	server_tests(server ? server : DEFAULT_SERVER, "installed server", true);
+	server_tests(other ? other : DEFAULT_OTHER, "other minor release", false);
+
+	printf("%d passed, %d failed\n", npassed, nfailed);
+	return nfailed == 0 ? 0 : 1;
+}

@@ -1,0 +1,95 @@
+#!/bin/bash
+# test/suite-startup.sh - the module's start-up refusal paths, each on its own
+# throwaway cluster:
+#
+#   - the locator fed wrong input (btree_jit.locate_fault = wrong_caller,
+#     truncated, no_callconv): the server starts unpatched, queries work,
+#     btree_jit_status() says active = false and why, and the log has one
+#     LOG line saying what failed;
+#   - the library loaded without shared_preload_libraries (LOAD, CREATE
+#     EXTENSION): a WARNING that it must be preloaded, nothing patched;
+#   - the normal start: active, and the log names the address and evidence.
+#
+# Ends with "N passed, M failed".
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/cluster.sh
+source "$here/lib/cluster.sh"
+
+passed=0
+failed=0
+
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok   - $what"
+		passed=$((passed + 1))
+	else
+		echo "FAIL - $what"
+		failed=$((failed + 1))
+	fi
+}
+
+# A query that must work whatever the module did: an index probe.
+probe_works() {
+	[[ $(psql_as -Atc "CREATE TABLE IF NOT EXISTS p (id int PRIMARY KEY);
+		INSERT INTO p SELECT g FROM generate_series(1, 10000) g ON CONFLICT DO NOTHING;
+		SET enable_seqscan = off; SELECT id FROM p WHERE id = 4321" | tail -n1) == 4321 ]]
+}
+
+status_field() {
+	psql_as -Atc "CREATE EXTENSION IF NOT EXISTS btree_jit" \
+		-c "SELECT $1 FROM btree_jit_status()" | tail -n1
+}
+
+# ---- locator faults ----
+for fault in wrong_caller truncated no_callconv; do
+	echo "# locate_fault = $fault"
+	cluster_start "" "btree_jit.locate_fault = $fault"
+	check "$fault: server runs queries" probe_works
+	check "$fault: status says inactive" \
+		test "$(status_field active)" = f
+	reason=$(status_field reason)
+	echo "     reason: $reason"
+	check "$fault: reason says identification failed" \
+		grep -q '^_bt_binsrch not identified: ' <<<"$reason"
+	check "$fault: one LOG line says why" \
+		test "$(grep -c 'LOG:  btree_jit is inactive: _bt_binsrch not identified' "$BTJIT_CLUSTER_LOG")" -eq 1
+	check "$fault: nothing redirected" \
+		test "$(status_field call_sites)" = 0
+	check "$fault: indexes stay stock, reason module inactive" \
+		test "$(psql_as -Atc "SET btree_jit.compile_threshold = 0; SET enable_seqscan = off;
+			SELECT count(*) FROM p WHERE id < 100;
+			SELECT reason FROM btree_jit_compile('p_pkey')" | tail -n1)" = "module inactive"
+	cluster_stop
+done
+
+# ---- not preloaded ----
+echo "# not preloaded"
+BTJIT_PRELOAD=0 cluster_start ""
+out=$(psql_as -c "LOAD 'btree_jit'" 2>&1 || true)
+echo "     LOAD said: $(head -n1 <<<"$out")"
+check "LOAD warns that preloading is required" \
+	grep -q 'WARNING:  btree_jit is inactive: it must be loaded via shared_preload_libraries' <<<"$out"
+check "not preloaded: server runs queries" probe_works
+check "not preloaded: status says inactive" test "$(status_field active)" = f
+check "not preloaded: reason says so" \
+	test "$(status_field reason)" = "not loaded via shared_preload_libraries"
+cluster_stop
+
+# ---- the normal start ----
+echo "# normal start"
+cluster_start ""
+check "normal: status active" test "$(status_field active)" = t
+check "normal: two call sites redirected" test "$(status_field call_sites)" -ge 2
+check "normal: LOG line names the address" \
+	grep -q 'LOG:  btree_jit: _bt_binsrch at .*+0x[0-9a-f]* redirected' "$BTJIT_CLUSTER_LOG"
+check "normal: LOG detail gives the evidence" \
+	grep -q 'DETAIL:  Evidence: _bt_binsrch=postgres+0x' "$BTJIT_CLUSTER_LOG"
+check "normal: server runs queries" probe_works
+cluster_stop
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

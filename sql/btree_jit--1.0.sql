@@ -26,7 +26,10 @@ LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 -- 'jit', 'stock' (reason says why) or 'pending' (not searched often enough
 -- yet: btree_jit.compile_threshold).  compile_ms is the time this backend
 -- spent compiling the index's shape, or loading it from the object cache
--- (code_source says which); indexes of one shape share that figure.
+-- (code_source says which); indexes of one shape share that figure.  The
+-- *_compares columns count calls of the redirected _bt_compare answered by
+-- compiled code (high-key checks, insert positions, unique checks).  With
+-- btree_jit.enabled off nothing is counted.
 CREATE FUNCTION btree_jit_index_stats(
     OUT indexrelid regclass,
     OUT state text,
@@ -37,7 +40,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT declined_searches bigint,
     OUT verified_searches bigint,
     OUT compile_ms float8,
-    OUT code_source text)
+    OUT code_source text,
+    OUT jit_compares bigint,
+    OUT verified_compares bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;

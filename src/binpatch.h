@@ -39,6 +39,8 @@ typedef struct BtjitLocation
 	int			ncallsites;		/* direct calls/jumps to it found in .text */
 	uintptr_t	callsites[BTJIT_MAX_CALLSITES]; /* runtime addresses */
 	uintptr_t	load_bias;		/* where the binary is mapped */
+	uintptr_t	compare;		/* exported _bt_compare, or 0 */
+	size_t		compare_size;	/* its length, from its FDE */
 	char		binary_path[256];	/* what /proc/self/exe pointed to */
 	char		build_id[64];	/* GNU build-id, hex, or "" if none */
 	char		evidence[1024]; /* human-readable summary of the proof */

@@ -38,6 +38,20 @@ int			btjit_compile_threshold = 64;
 bool		btjit_object_cache = true;
 int			btjit_object_cache_max_files = 1000;
 static int	btjit_locate_fault = BTJIT_LOCATE_NORMAL;
+bool		btjit_fast_ok = true;
+
+/* Keep btjit_fast_ok = enabled && !verify for the dispatcher's one test. */
+static void
+btjit_assign_enabled(bool newval, void *extra)
+{
+	btjit_fast_ok = newval && !btjit_verify;
+}
+
+static void
+btjit_assign_verify(bool newval, void *extra)
+{
+	btjit_fast_ok = btjit_enabled && !newval;
+}
 
 static const struct config_enum_entry locate_fault_options[] = {
 	{"none", BTJIT_LOCATE_NORMAL, false},
@@ -104,7 +118,7 @@ btjit_define_gucs(void)
 							 true,
 							 PGC_USERSET,
 							 0,
-							 NULL, NULL, NULL);
+							 NULL, btjit_assign_enabled, NULL);
 
 	DefineCustomBoolVariable("btree_jit.verify",
 							 "Runs the server's own page search beside the compiled code and raises an error on any difference.",
@@ -113,7 +127,7 @@ btjit_define_gucs(void)
 							 false,
 							 PGC_SUSET,
 							 0,
-							 NULL, NULL, NULL);
+							 NULL, btjit_assign_verify, NULL);
 
 	DefineCustomBoolVariable("btree_jit.log_compiles",
 							 "Logs each compilation of a key shape with its duration.",
@@ -221,11 +235,32 @@ btjit_install_redirect(void)
 
 	btjit_module.stock = (BtjitBinsrchFn) btjit_module.detour.stock;
 	btjit_module.active = true;
+
+	/*
+	 * _bt_compare is exported: its calling convention is its prototype.
+	 * Redirecting it lets the comparisons outside _bt_binsrch (_bt_moveright's
+	 * high-key checks, _bt_binsrch_insert, unique checks) use compiled code
+	 * too.  If that fails, the page search alone is redirected.
+	 */
+	if (loc->compare != 0 &&
+		btjit_detour_install((void *) loc->compare, loc->compare_size,
+							 (void *) btjit_dispatch_compare,
+							 &btjit_module.compare_detour, why, sizeof(why)))
+	{
+		btjit_module.stock_compare = (BtjitCompareFn) btjit_module.compare_detour.stock;
+		btjit_module.compare_active = true;
+	}
+	else
+		ereport(LOG,
+				(errmsg("btree_jit: _bt_compare not redirected: %s",
+						loc->compare != 0 ? why : "its extent is unknown"),
+				 errdetail("Page searches use compiled code; other comparisons use the server's own.")));
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
-			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)",
+			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s",
 			 loc->binary_path,
 			 (unsigned long) (loc->binsrch - loc->load_bias),
-			 loc->ncallsites, btjit_module.detour.description);
+			 loc->ncallsites, btjit_module.detour.description,
+			 btjit_module.compare_active ? "; _bt_compare redirected" : "");
 	ereport(LOG,
 			(errmsg("btree_jit: %s", btjit_module.reason),
 			 errdetail("Evidence: %s", loc->evidence)));

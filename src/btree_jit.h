@@ -26,6 +26,13 @@
 #include "binpatch.h"
 #include "shape.h"
 
+/*
+ * Everything declared here is internal to the module: hidden symbols are
+ * reached without a GOT load, which matters on the dispatcher's path.
+ * (PostgreSQL 15's PGDLLEXPORT does not set visibility, hence the pragma.)
+ */
+#pragma GCC visibility push(hidden)
+
 /* ---- GUCs (defined in btree_jit.c) ---- */
 extern bool btjit_enabled;
 extern bool btjit_verify;
@@ -39,6 +46,8 @@ extern int	btjit_object_cache_max_files;
 /* ---- Module state established in the postmaster (btree_jit.c) ---- */
 typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
 										Buffer buf);
+typedef int32 (*BtjitCompareFn) (Relation rel, BTScanInsert key, Page page,
+								 OffsetNumber offnum);
 
 typedef struct BtjitModuleState
 {
@@ -47,19 +56,30 @@ typedef struct BtjitModuleState
 	BtjitLocation location;
 	BtjitDetour detour;
 	BtjitBinsrchFn stock;		/* runs the original machine code */
+	bool		compare_active; /* _bt_compare redirected too */
+	BtjitDetour compare_detour;
+	BtjitCompareFn stock_compare;	/* the original _bt_compare */
 } BtjitModuleState;
 
 extern BtjitModuleState btjit_module;
 
 /* ---- Dispatcher (dispatch.c) ---- */
 extern OffsetNumber btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf);
+extern int32 btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
+									OffsetNumber offnum);
+/* Called by compiled code, found by name: must stay visible. */
+extern __attribute__((visibility("default"))) uint16 btjit_declined(void *rel, void *scankey,
+																	int buf, uint64 *counters);
+extern __attribute__((visibility("default"))) int32 btjit_compare_declined(void *rel, void *scankey,
+																		   const char *page, uint32 offnum,
+																		   uint64 *counters);
 
 /* Search and compile counts, per backend or cluster-wide. */
 typedef struct BtjitCounters
 {
 	uint64		jit_searches;
 	uint64		stock_searches;
-	uint64		verified_searches;
+	uint64		verified_searches;	/* page searches and compares */
 	uint64		compiles;
 	uint64		compile_failures;
 } BtjitCounters;
@@ -81,13 +101,17 @@ typedef struct BtjitIndex
 	Oid			indexrelid;		/* hash key */
 	BtjitIndexState state;
 	BtjitSearchFn fn;			/* non-NULL only when state is JIT */
+	BtjitEntryFn entry;			/* its fused entry, likewise */
+	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare, likewise */
 	struct BtjitCode *code;		/* compiled shape, when state is JIT */
 	char		reason[192];
 	char		signature[BTJIT_SIGNATURE_LEN];
-	uint64		jit_searches;
+	uint64		jit_searches;	/* counters[0] of the fused entry */
 	uint64		stock_searches;
 	uint64		declined_searches;	/* compiled code handed back the call */
 	uint64		verified_searches;
+	uint64		jit_compares;	/* counters[0] of the compare entry */
+	uint64		verified_compares;
 } BtjitIndex;
 
 /*
@@ -103,10 +127,15 @@ typedef struct BtjitSlot
 {
 	Relation	rel;
 	Oid			relid;
+	BtjitEntryFn entry;			/* ix->entry, or NULL */
+	BtjitCompareEntryFn cmp_entry;	/* ix->cmp_entry, or NULL */
 	BtjitIndex *ix;
 } BtjitSlot;
 
 extern BtjitSlot btjit_slots[BTJIT_SLOTS];
+
+/* enabled and not verify: the dispatcher may tail-call compiled code */
+extern bool btjit_fast_ok;
 
 static inline BtjitSlot *
 btjit_slot_for(Relation rel)
@@ -137,6 +166,8 @@ typedef struct BtjitCode
 	BtjitShape	shape;
 	char		signature[BTJIT_SIGNATURE_LEN];
 	BtjitSearchFn fn;			/* NULL if compilation failed */
+	BtjitEntryFn entry;			/* fused entry; set with fn */
+	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare; set with fn */
 	double		compile_ms;		/* to compile, or to load from the cache */
 	bool		from_object_cache;	/* loaded, not compiled, here */
 	char		failure[256];	/* why compilation failed */
@@ -152,5 +183,7 @@ extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);
 /* ---- LLVM error shim (llvm_error.cpp) ---- */
 extern void btjit_llvm_enter_guard(void);
 extern void btjit_llvm_leave_guard(void);
+
+#pragma GCC visibility pop
 
 #endif							/* BTREE_JIT_H */

@@ -47,6 +47,8 @@
 
 #define BTJIT_TEMPLATE_FILE "btree_jit/search_template.bc"
 #define BTJIT_TEMPLATE_ENTRY "btjit_search"
+#define BTJIT_TEMPLATE_FUSED "btjit_entry"
+#define BTJIT_TEMPLATE_COMPARE "btjit_compare_entry"
 #define BTJIT_TEMPLATE_SHAPE "btjit_shape_param"
 
 static bool btjit_llvm_ready = false;
@@ -135,6 +137,24 @@ btjit_llvm_init(char *why, size_t whylen)
 		return false;
 	}
 
+	/*
+	 * The compiled code refers to the server's buffer arrays and to
+	 * btjit_declined by name; resolve them from the running process.
+	 */
+	{
+		LLVMOrcDefinitionGeneratorRef gen;
+
+		err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen,
+																   LLVMOrcLLJITGetGlobalPrefix(btjit_lljit),
+																   NULL, NULL);
+		if (err != NULL)
+		{
+			btjit_take_error(err, "could not create a symbol generator", why, whylen);
+			return false;
+		}
+		LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(btjit_lljit), gen);
+	}
+
 	btjit_context = LLVMContextCreate();
 	btjit_llvm_ready = true;
 	return true;
@@ -212,10 +232,13 @@ btjit_parse_template(char *why, size_t whylen)
 	LLVMDisposeMemoryBuffer(view);
 
 	if (LLVMGetNamedFunction(btjit_template, BTJIT_TEMPLATE_ENTRY) == NULL ||
+		LLVMGetNamedFunction(btjit_template, BTJIT_TEMPLATE_FUSED) == NULL ||
+		LLVMGetNamedFunction(btjit_template, BTJIT_TEMPLATE_COMPARE) == NULL ||
 		LLVMGetNamedGlobal(btjit_template, BTJIT_TEMPLATE_SHAPE) == NULL)
 	{
-		snprintf(why, whylen, "template \"%s\" lacks %s or %s",
-				 btjit_template_loaded, BTJIT_TEMPLATE_ENTRY, BTJIT_TEMPLATE_SHAPE);
+		snprintf(why, whylen, "template \"%s\" lacks %s, %s or %s",
+				 btjit_template_loaded, BTJIT_TEMPLATE_ENTRY,
+				 BTJIT_TEMPLATE_FUSED, BTJIT_TEMPLATE_SHAPE);
 		LLVMDisposeModule(btjit_template);
 		btjit_template = NULL;
 		return false;
@@ -288,7 +311,7 @@ btjit_const_from_bytes(LLVMTargetDataRef td, LLVMTypeRef type,
  */
 static LLVMModuleRef
 btjit_specialise(const BtjitShape *shape, const char *fname,
-				 char *why, size_t whylen)
+				 const char *ename, char *why, size_t whylen)
 {
 	LLVMModuleRef mod;
 	LLVMValueRef shape_global;
@@ -338,6 +361,17 @@ btjit_specialise(const BtjitShape *shape, const char *fname,
 	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_ENTRY);
 	LLVMSetLinkage(entry, LLVMExternalLinkage);
 	LLVMSetValueName2(entry, fname, strlen(fname));
+	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_FUSED);
+	LLVMSetLinkage(entry, LLVMExternalLinkage);
+	LLVMSetValueName2(entry, ename, strlen(ename));
+	{
+		char		cname[80];
+
+		snprintf(cname, sizeof(cname), "%s_cmp", fname);
+		entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_COMPARE);
+		LLVMSetLinkage(entry, LLVMExternalLinkage);
+		LLVMSetValueName2(entry, cname, strlen(cname));
+	}
 
 	LLVMSetTarget(mod, LLVMGetTargetMachineTriple(btjit_target_machine));
 
@@ -377,13 +411,16 @@ btjit_object_path(const char *key, char *path)
 	snprintf(path, MAXPGPATH, "%s/%s/%s.o", DataDir, BTJIT_OBJECT_CACHE_DIR, key);
 }
 
-/* Add an object to the LLJIT (which takes the buffer) and find fname. */
+/* Add an object to the LLJIT (which takes the buffer) and find its entries. */
 static bool
 btjit_link_object(LLVMMemoryBufferRef object, const char *fname,
-				  BtjitSearchFn *fn, char *why, size_t whylen)
+				  const char *ename, BtjitCode *code, char *why, size_t whylen)
 {
 	LLVMErrorRef err;
 	LLVMOrcJITTargetAddress addr = 0;
+	LLVMOrcJITTargetAddress eaddr = 0;
+	LLVMOrcJITTargetAddress caddr = 0;
+	char		cname[80];
 
 	err = LLVMOrcLLJITAddObjectFile(btjit_lljit,
 									LLVMOrcLLJITGetMainJITDylib(btjit_lljit),
@@ -393,13 +430,20 @@ btjit_link_object(LLVMMemoryBufferRef object, const char *fname,
 		btjit_take_error(err, "could not add object to LLJIT", why, whylen);
 		return false;
 	}
+	snprintf(cname, sizeof(cname), "%s_cmp", fname);
 	err = LLVMOrcLLJITLookup(btjit_lljit, &addr, fname);
+	if (err == NULL)
+		err = LLVMOrcLLJITLookup(btjit_lljit, &eaddr, ename);
+	if (err == NULL)
+		err = LLVMOrcLLJITLookup(btjit_lljit, &caddr, cname);
 	if (err != NULL)
 	{
 		btjit_take_error(err, "compiled function not found", why, whylen);
 		return false;
 	}
-	*fn = (BtjitSearchFn) (uintptr_t) addr;
+	code->fn = (BtjitSearchFn) (uintptr_t) addr;
+	code->entry = (BtjitEntryFn) (uintptr_t) eaddr;
+	code->cmp_entry = (BtjitCompareEntryFn) (uintptr_t) caddr;
 	return true;
 }
 
@@ -408,7 +452,8 @@ btjit_link_object(LLVMMemoryBufferRef object, const char *fname,
  * just means compiling afresh.
  */
 static bool
-btjit_object_cache_load(const char *key, const char *fname, BtjitSearchFn *fn)
+btjit_object_cache_load(const char *key, const char *fname, const char *ename,
+						BtjitCode *code)
 {
 	char		path[MAXPGPATH];
 	char		why[256];
@@ -423,7 +468,7 @@ btjit_object_cache_load(const char *key, const char *fname, BtjitSearchFn *fn)
 		LLVMDisposeMessage(error);
 		return false;
 	}
-	if (!btjit_link_object(object, fname, fn, why, sizeof(why)))
+	if (!btjit_link_object(object, fname, ename, code, why, sizeof(why)))
 	{
 		ereport(LOG,
 				(errmsg("btree_jit: ignoring cached object \"%s\": %s", path, why)));
@@ -489,6 +534,7 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 {
 	char		key[32];
 	char		fname[64];
+	char		ename[64];
 	char	   *error = NULL;
 	LLVMModuleRef mod;
 	LLVMMemoryBufferRef object;
@@ -503,16 +549,17 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 
 	btjit_object_key(shape, key, sizeof(key));
 	snprintf(fname, sizeof(fname), "btjit_search_%s", key);
+	snprintf(ename, sizeof(ename), "btjit_entry_%s", key);
 
 	if (btjit_object_cache &&
-		btjit_object_cache_load(key, fname, &code->fn))
+		btjit_object_cache_load(key, fname, ename, code))
 	{
 		code->from_object_cache = true;
 		ok = true;
 		goto done;
 	}
 
-	mod = btjit_specialise(shape, fname, why, whylen);
+	mod = btjit_specialise(shape, fname, ename, why, whylen);
 	if (mod == NULL)
 		goto done;
 
@@ -528,7 +575,7 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 
 	if (btjit_object_cache)
 		btjit_object_cache_store(key, object);
-	ok = btjit_link_object(object, fname, &code->fn, why, whylen);
+	ok = btjit_link_object(object, fname, ename, code, why, whylen);
 
 done:
 	btjit_llvm_leave_guard();
@@ -552,7 +599,8 @@ btjit_explain_shape(const BtjitShape *shape, bool assembly)
 	LLVMModuleRef mod;
 
 	btjit_llvm_enter_guard();
-	mod = btjit_specialise(shape, "btjit_search_explained", why, sizeof(why));
+	mod = btjit_specialise(shape, "btjit_search_explained",
+						   "btjit_entry_explained", why, sizeof(why));
 	if (mod == NULL)
 	{
 		btjit_llvm_leave_guard();

@@ -5,7 +5,8 @@
  *
  * It runs on the hottest path in the server, so the common case (module
  * enabled, index already examined, compiled code accepts the scankey) is a
- * slot-table hit and an indirect call: no hash probe, no palloc, no elog.
+ * slot-table hit and a tail call: no frame, no hash probe, no palloc, no
+ * elog.
  * Everything else goes to the stock path, the server's original machine
  * code, reached through the detour's trampoline.
  *
@@ -24,27 +25,54 @@
 
 static void btjit_verify_search(Relation rel, BTScanInsert key, Buffer buf,
 								BtjitIndex *ix, int jit_result);
+static pg_noinline OffsetNumber btjit_dispatch_slow(Relation rel,
+													BTScanInsert key,
+													Buffer buf);
 
+/*
+ * The redirected _bt_binsrch.  The common case is a slot hit for an index
+ * with compiled code while the module is enabled and not verifying: then
+ * this is a tail call of the compiled fused entry, which finds the page,
+ * searches, counts, and hands declined searches to btjit_declined.
+ */
 OffsetNumber
 btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf)
+{
+	BtjitSlot  *slot;
+
+	/* Switched off: straight to the original, uncounted. */
+	if (unlikely(!btjit_enabled))
+		return btjit_module.stock(rel, key, buf);
+
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->entry != NULL && btjit_fast_ok))
+		return slot->entry(rel, key, buf, &slot->ix->jit_searches);
+	return btjit_dispatch_slow(rel, key, buf);
+}
+
+/*
+ * Everything else while enabled: an index not examined yet, on the stock
+ * path, or verified.
+ */
+static pg_noinline OffsetNumber
+btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
 {
 	BtjitSlot  *slot = btjit_slot_for(rel);
 	BtjitIndex *ix;
 	int			result;
 
-	if (likely(slot->rel == rel && slot->relid == rel->rd_id))
+	if (slot->rel == rel && slot->relid == rel->rd_id)
 		ix = slot->ix;
-	else if (likely(btjit_enabled))
-		ix = btjit_index_open(rel, false);
 	else
-		return btjit_module.stock(rel, key, buf);
+		ix = btjit_index_open(rel, false);
 
-	if (likely(ix->fn != NULL && btjit_enabled))
+	if (ix->fn != NULL)
 	{
 		result = ix->fn(key, BufferGetPage(buf));
-		if (likely(result != BTJIT_DECLINE))
+		if (result != BTJIT_DECLINE)
 		{
-			if (unlikely(btjit_verify))
+			if (btjit_verify)
 				btjit_verify_search(rel, key, buf, ix, result);
 			ix->jit_searches++;
 			return (OffsetNumber) result;
@@ -53,6 +81,85 @@ btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf)
 	}
 	ix->stock_searches++;
 	return btjit_module.stock(rel, key, buf);
+}
+
+/*
+ * Called by the compiled fused entry when the scankey is outside its shape.
+ * counters is &ix->jit_searches of the index it was called for.
+ */
+uint16
+btjit_declined(void *rel, void *scankey, int buf, uint64 *counters)
+{
+	BtjitIndex *ix = (BtjitIndex *) ((char *) counters -
+									 offsetof(BtjitIndex, jit_searches));
+
+	ix->declined_searches++;
+	ix->stock_searches++;
+	return btjit_module.stock((Relation) rel, (BTScanInsert) scankey,
+							  (Buffer) buf);
+}
+
+/*
+ * The redirected _bt_compare: the compiled compare of an index that has
+ * one, else the original.  It never examines an index (the page search
+ * does that) and counts only compiled calls, so an index without compiled
+ * code costs one slot test.
+ */
+static pg_noinline int32 btjit_verify_compare(Relation rel, BTScanInsert key,
+											  Page page, OffsetNumber offnum,
+											  BtjitIndex *ix);
+
+int32
+btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
+					   OffsetNumber offnum)
+{
+	BtjitSlot  *slot;
+
+	if (unlikely(!btjit_enabled))
+		return btjit_module.stock_compare(rel, key, page, offnum);
+
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->cmp_entry != NULL))
+	{
+		if (likely(btjit_fast_ok))
+			return slot->cmp_entry(rel, key, page, offnum,
+								   &slot->ix->jit_compares);
+		return btjit_verify_compare(rel, key, page, offnum, slot->ix);
+	}
+	return btjit_module.stock_compare(rel, key, page, offnum);
+}
+
+/* verify mode: run both, and they must agree exactly */
+static pg_noinline int32
+btjit_verify_compare(Relation rel, BTScanInsert key, Page page,
+					 OffsetNumber offnum, BtjitIndex *ix)
+{
+	int32		result = ix->cmp_entry(rel, key, page, offnum, &ix->jit_compares);
+	int32		stock_result = btjit_module.stock_compare(rel, key, page, offnum);
+
+	ix->verified_compares++;
+	if (unlikely(result != stock_result))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("btree_jit: compiled comparison in index \"%s\" differs from the server's own",
+						RelationGetRelationName(rel)),
+				 errdetail("Offset %u on a %s page: _bt_compare returned %d, compiled code returned %d; scankey has %d key attributes, scantid %s; shape %s.",
+						   (unsigned) offnum,
+						   P_ISLEAF(BTPageGetOpaque(page)) ? "leaf" : "internal",
+						   stock_result, result, key->keysz,
+						   key->scantid ? "set" : "not set", ix->signature),
+				 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));
+	return result;
+}
+
+/* Called by the compiled compare when the scankey is outside its shape. */
+int32
+btjit_compare_declined(void *rel, void *scankey, const char *page,
+					   uint32 offnum, uint64 *counters)
+{
+	return btjit_module.stock_compare((Relation) rel, (BTScanInsert) scankey,
+									  (Page) page, (OffsetNumber) offnum);
 }
 
 static void

@@ -51,6 +51,8 @@ btjit_forget_index(BtjitIndex *ix)
 {
 	ix->state = BTJIT_INDEX_UNKNOWN;
 	ix->fn = NULL;
+	ix->entry = NULL;
+	ix->cmp_entry = NULL;
 	ix->code = NULL;
 }
 
@@ -131,6 +133,8 @@ btjit_index_open(Relation rel, bool force)
 
 		slot->rel = rel;
 		slot->relid = rel->rd_id;
+		slot->entry = ix->entry;
+		slot->cmp_entry = ix->cmp_entry;
 		slot->ix = ix;
 	}
 	return ix;
@@ -182,6 +186,8 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 	ix->state = BTJIT_INDEX_JIT;
 	ix->code = code;
 	ix->fn = code->fn;
+	ix->entry = code->entry;
+	ix->cmp_entry = code->cmp_entry;
 	ix->reason[0] = '\0';
 	if (btjit_log_compiles && code->compile_ms >= 0)
 		ereport(LOG,
@@ -301,7 +307,7 @@ btjit_local_totals(BtjitCounters *out)
 		{
 			out->jit_searches += ix->jit_searches;
 			out->stock_searches += ix->stock_searches;
-			out->verified_searches += ix->verified_searches;
+			out->verified_searches += ix->verified_searches + ix->verified_compares;
 		}
 	}
 }

@@ -2863,6 +2863,17 @@ locate_common(LocCtx *cx, BtjitLocation *loc)
 	loc->load_bias = cx->img.bias;
 	snprintf(loc->build_id, sizeof(loc->build_id), "%s", cx->img.build_id);
 
+	/*
+	 * _bt_compare is exported, so its calling convention is its public
+	 * prototype; report its extent for the caller to redirect it too.
+	 */
+	{
+		const Fde  *cmpf = fde_starting_at(&cx->img, cx->bt_compare);
+
+		loc->compare = cmpf ? cx->img.bias + cx->bt_compare : 0;
+		loc->compare_size = cmpf ? cmpf->end - cmpf->start : 0;
+	}
+
 	{
 		char	   *ev = loc->evidence;
 		size_t		evlen = sizeof(loc->evidence);

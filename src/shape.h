@@ -71,4 +71,22 @@ typedef struct BtjitShape
  */
 typedef int (*BtjitSearchFn) (void *scankey, const char *page);
 
+/*
+ * The fused entry the dispatcher tail-calls: same arguments as _bt_binsrch
+ * plus the index's counters.  It finds the page, runs the search, counts a
+ * search it answered in counters[0], and hands a declined one to
+ * btjit_declined(rel, scankey, buf, counters) (a module function the
+ * linker resolves by name).
+ */
+typedef uint16 (*BtjitEntryFn) (void *rel, void *scankey, int buf,
+								uint64 *counters);
+
+/*
+ * The fused entry for the redirected _bt_compare: same arguments plus the
+ * index's compare counter; declined calls go to btjit_compare_declined.
+ */
+typedef int32 (*BtjitCompareEntryFn) (void *rel, void *scankey,
+									  const char *page, uint32 offnum,
+									  uint64 *counters);
+
 #endif							/* BTREE_JIT_SHAPE_H */

@@ -92,8 +92,8 @@ static void
 btjit_stats_row(BtjitIndex *ix, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
-	Datum		values[10];
-	bool		nulls[10];
+	Datum		values[12];
+	bool		nulls[12];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -122,6 +122,8 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
+	values[i++] = Int64GetDatum((int64) ix->jit_compares);
+	values[i++] = Int64GetDatum((int64) ix->verified_compares);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

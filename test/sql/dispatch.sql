@@ -56,17 +56,24 @@ SELECT state, signature, searched_jit, verified FROM index_state('disp_pkey');
 SELECT jit_searches = verified_searches AS all_verified, declined_searches
   FROM btree_jit_index_stats() WHERE indexrelid = 'disp_pkey'::regclass;
 
--- Switched off, searches take the stock path but still pass through.
+-- Switched off, searches go straight to the server's code, uncounted.
 SET btree_jit.enabled = off;
 CREATE TEMP TABLE stock_before AS
-  SELECT jit_searches, stock_searches FROM btree_jit_index_stats()
+  SELECT jit_searches, stock_searches, jit_compares FROM btree_jit_index_stats()
    WHERE indexrelid = 'disp_pkey'::regclass;
 SELECT pad FROM disp WHERE id = 4242;
 SELECT s.jit_searches = b.jit_searches AS no_jit,
-       s.stock_searches - b.stock_searches = m.level + 1 AS stock_counted
-  FROM btree_jit_index_stats() s, stock_before b, bt_metap('disp_pkey') m
+       s.stock_searches = b.stock_searches AS not_counted,
+       s.jit_compares = b.jit_compares AS no_jit_compares
+  FROM btree_jit_index_stats() s, stock_before b
  WHERE s.indexrelid = 'disp_pkey'::regclass;
 RESET btree_jit.enabled;
+-- Back on, the next probe is compiled again (high-key checks included).
+SELECT pad FROM disp WHERE id = 4244;
+SELECT s.jit_searches - b.jit_searches = m.level + 1 AS jit_again,
+       s.jit_compares > b.jit_compares AS compares_compiled
+  FROM btree_jit_index_stats() s, stock_before b, bt_metap('disp_pkey') m
+ WHERE s.indexrelid = 'disp_pkey'::regclass;
 
 -- Catalog indexes go through the dispatcher too.
 SELECT count(*) > 0 AS catalog_searched

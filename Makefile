@@ -47,6 +47,10 @@ override CPPFLAGS := $(CPPFLAGS) -I$(shell $(LLVM_CONFIG) --includedir)
 BTJIT_BITCODE_FLAGS = $(BITCODE_CFLAGS) -O2 -I$(srcdir)/src \
 	-I$(includedir_server) -I$(includedir_internal) $(CPPFLAGS)
 
+# PGXS does not track header dependencies; the module's structs are shared
+# by every file, so a header change must rebuild everything.
+$(OBJS): $(wildcard src/*.h)
+
 llvm-ir/%.bc: llvm-ir/%.c src/shape.h
 	$(CLANG) $(BTJIT_BITCODE_FLAGS) -emit-llvm -c $< -o $@
 

@@ -31,6 +31,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
+#include <llvm-c/Object.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -63,6 +64,25 @@ static char *btjit_host_cpu = NULL;
 static char *btjit_host_features = NULL;
 
 #define BTJIT_OBJECT_CACHE_DIR "btree_jit_cache"
+
+/*
+ * Errors LLVM reports through the context (a bitcode file that does not
+ * parse, for one) end in exit() unless someone handles them; keep the last
+ * one as text instead.
+ */
+static char btjit_llvm_diagnostic[256];
+
+static void
+btjit_diagnostic_handler(LLVMDiagnosticInfoRef info, void *arg)
+{
+	if (LLVMGetDiagInfoSeverity(info) == LLVMDSError)
+	{
+		char	   *msg = LLVMGetDiagInfoDescription(info);
+
+		strlcpy(btjit_llvm_diagnostic, msg, sizeof(btjit_llvm_diagnostic));
+		LLVMDisposeMessage(msg);
+	}
+}
 
 /* Copy an LLVM error's message into why[] and free the error. */
 static void
@@ -156,6 +176,7 @@ btjit_llvm_init(char *why, size_t whylen)
 	}
 
 	btjit_context = LLVMContextCreate();
+	LLVMContextSetDiagnosticHandler(btjit_context, btjit_diagnostic_handler, NULL);
 	btjit_llvm_ready = true;
 	return true;
 }
@@ -221,10 +242,12 @@ btjit_parse_template(char *why, size_t whylen)
 	view = LLVMCreateMemoryBufferWithMemoryRange(LLVMGetBufferStart(btjit_template_bytes),
 												 LLVMGetBufferSize(btjit_template_bytes),
 												 "btree_jit template", false);
+	btjit_llvm_diagnostic[0] = '\0';
 	if (LLVMParseBitcodeInContext2(btjit_context, view, &btjit_template))
 	{
-		snprintf(why, whylen, "template \"%s\" is not valid bitcode",
-				 btjit_template_loaded);
+		snprintf(why, whylen, "template \"%s\" is not valid bitcode: %s",
+				 btjit_template_loaded,
+				 btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
 		LLVMDisposeMemoryBuffer(view);
 		btjit_template = NULL;
 		return false;
@@ -411,6 +434,40 @@ btjit_object_path(const char *key, char *path)
 	snprintf(path, MAXPGPATH, "%s/%s/%s.o", DataDir, BTJIT_OBJECT_CACHE_DIR, key);
 }
 
+/*
+ * Whether an object file defines fname.  A cached object is checked before
+ * it is added: once added, its symbols stay defined in this backend's
+ * LLJIT, so a wrong file could not be taken back.
+ */
+static bool
+btjit_object_defines(LLVMMemoryBufferRef object, const char *fname)
+{
+	char	   *error = NULL;
+	LLVMBinaryRef bin = LLVMCreateBinary(object, btjit_context, &error);
+	LLVMSymbolIteratorRef it;
+	bool		found = false;
+
+	if (bin == NULL)
+	{
+		LLVMDisposeMessage(error);
+		return false;
+	}
+	it = LLVMObjectFileCopySymbolIterator(bin);
+	if (it != NULL)
+	{
+		while (!found && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, it))
+		{
+			const char *name = LLVMGetSymbolName(it);
+
+			found = name != NULL && strcmp(name, fname) == 0;
+			LLVMMoveToNextSymbol(it);
+		}
+		LLVMDisposeSymbolIterator(it);
+	}
+	LLVMDisposeBinary(bin);
+	return found;
+}
+
 /* Add an object to the LLJIT (which takes the buffer) and find its entries. */
 static bool
 btjit_link_object(LLVMMemoryBufferRef object, const char *fname,
@@ -466,6 +523,14 @@ btjit_object_cache_load(const char *key, const char *fname, const char *ename,
 	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &object, &error))
 	{
 		LLVMDisposeMessage(error);
+		return false;
+	}
+	if (!btjit_object_defines(object, fname))
+	{
+		LLVMDisposeMemoryBuffer(object);
+		ereport(LOG,
+				(errmsg("btree_jit: ignoring cached object \"%s\": it does not define %s",
+						path, fname)));
 		return false;
 	}
 	if (!btjit_link_object(object, fname, ename, code, why, sizeof(why)))

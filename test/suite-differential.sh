@@ -58,7 +58,7 @@ cluster_start "" "max_worker_processes = 8" "max_parallel_workers = 4" \
 	"log_min_error_statement = error" "shared_buffers = '64MB'"
 psql_as -q -c "CREATE EXTENSION amcheck"
 if [[ $module == 1 ]]; then
-	psql_as -q -c "CREATE EXTENSION btree_jit"
+	psql_as -q -c "CREATE EXTENSION btree_jit" -c "CREATE EXTENSION pageinspect"
 	active=$(q "SELECT active FROM btree_jit_status()")
 	expect_eq "module active (btree_jit_status().active)" "$active" t
 	if [[ $active != t ]]; then
@@ -66,6 +66,27 @@ if [[ $module == 1 ]]; then
 	fi
 fi
 pm_start=$(q "SELECT pg_postmaster_start_time()")
+
+if [[ $module == 1 ]]; then
+	echo "-- fixed cases: test/differential/fixed.sql"
+	t_fixed=$(now)
+	fixed_out=$(psql_as -q -At -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -f "$here/differential/fixed.sql" 2>&1) || true
+	nfixed=0
+	while IFS= read -r line; do
+		nfixed=$((nfixed + 1))
+		line=${line#@@CHECK }
+		if [[ $line == *" FAIL "* ]]; then
+			bad "${line%% FAIL *}" "${line#* FAIL }"
+		else
+			ok "$line"
+		fi
+	done < <(grep '^@@CHECK ' <<<"$fixed_out")
+	check "fixed cases: all 8 ran ($nfixed)" test "$nfixed" -eq 8
+	if grep -q 'ERROR:\|server closed' <<<"$fixed_out"; then
+		bad "fixed cases: errors" "$(grep -m5 -A2 'ERROR:\|server closed' <<<"$fixed_out")"
+	fi
+	echo "   ($(elapsed "$t_fixed")s)"
+fi
 
 psql_cmd="$(pg_bindir)/psql"
 if [[ $(id -u) -eq 0 ]]; then

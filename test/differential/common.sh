@@ -80,3 +80,6 @@ summary() {
 # Seconds since the epoch with a fraction, for wall times.
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Sum of the numbers on stdin, one per line (0 for none).
+sum_lines() { awk '{ s += $1 } END { print s + 0 }'; }

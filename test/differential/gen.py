@@ -146,10 +146,8 @@ class Column:
         self.null_frac = rng.choice([0, 0, 0.02, 0.1, 0.4])
         self.special_frac = rng.choice([0, 0.01, 0.05, 0.2])
         strides = [1, 1, 3, 1000, 86400, US_PER_DAY, 10**9, 10**12]
-        while True:
-            self.stride = rng.choice(strides)
-            if self.stride * self.card <= span:
-                break
+        strides = [s for s in strides if s * (self.card - 1) <= span] or [1]
+        self.stride = rng.choice(strides)
         width = self.stride * (self.card - 1)
         where = rng.choice(['lo', 'hi', 'zero', 'zero', 'mid'])
         if where == 'lo':
@@ -216,6 +214,8 @@ class Column:
                 return t.lit(v)
             return f"'{v}'::{other}"
         if t.name == 'date':
+            if v > 106741034:     # 294276-12-31, the last date a timestamp holds
+                return t.lit(v)
             return f"({t.lit(v)})::{other}"
         if t.name in ('timestamp', 'timestamptz'):
             if other == 'date':
@@ -228,6 +228,15 @@ class Column:
     def const_list(self, rng, n):
         """n constants of ONE type (for IN lists and arrays)."""
         return [self.t.lit(self.const_int(rng)) for _ in range(n)]
+
+
+class Pad:
+    """The wide text column only used as an INCLUDE column."""
+
+    def __init__(self, width):
+        self.name = 'pad'
+        self.t = TYPES['text']
+        self.width = width
 
 
 class Key:
@@ -358,7 +367,12 @@ class Round:
         self.cols = [Column(rng, f"c{i + 1}",
                             self.pick_type(1.0 if all_supported else 0.7))
                      for i in range(ncols)]
-        self.nrows = rng.choice([0, 1, 40, 400, 2000, 2000, 6000, 12000])
+        self.nrows = rng.choice([0, 1, 40, 400, 2000, 2000, 6000, 12000, 12000, 25000])
+        # a wide non-key column, INCLUDEd by some indexes: few tuples per
+        # leaf page, so many leaves and deeper trees for the same row count
+        self.pad = None
+        if rng.random() < 0.35:
+            self.pad = Pad(rng.choice([100, 300, 700]))
         self.indexes = []
         nidx = rng.choice([1, 1, 2, 2, 3])
         for j in range(nidx):
@@ -373,6 +387,8 @@ class Round:
                 keys.append(Key(c, desc, nf))
             rest = [c for c in self.cols if c not in kcols]
             include = rng.sample(rest, min(len(rest), rng.choice([0, 0, 0, 1, 2])))
+            if self.pad is not None and rng.random() < 0.7:
+                include.append(self.pad)
             unique = rng.random() < 0.2
             nnd = unique and rng.random() < 0.3
             opts = []
@@ -393,7 +409,16 @@ class Round:
         return f"table {self.table}({cols}) rows={self.nrows}: {idx}"
 
     # -- script helpers --------------------------------------------------
+    def snap(self, n):
+        """Compiled page searches of this round's indexes so far."""
+        if not self.args.no_module:
+            self.step(f"snap{n}", "SELECT coalesce(sum(jit_searches), 0) FROM btree_jit_index_stats() "
+                      f"WHERE indexrelid::text LIKE '{self.table}\\_%'")
+
     def step(self, label, sql):
+        sql = sql.rstrip()
+        if not sql.endswith(';') and '\\g ' not in sql:
+            sql += ';'
         self.script.append(f"\\echo @@S {label}\n{sql}\n{ERRCHECK}")
 
     def insert_sql(self, n, first_id):
@@ -403,6 +428,8 @@ class Round:
             parts.append(f"random() AS r{i}, {c.rank_expr()} AS k{i}, "
                          f"floor(random() * 1000)::int AS s{i}")
         vals = [c.data_expr(f"r{i}", f"k{i}", f"s{i}") for i, c in enumerate(self.cols)]
+        if self.pad is not None:
+            vals.append(f"repeat(chr(97 + (id % 26)::int), {self.pad.width})")
         conflict = " ON CONFLICT DO NOTHING" if any(ix.unique for ix in self.indexes) else ''
         return (f"WITH g AS MATERIALIZED (SELECT g AS id, {', '.join(parts)} "
                 f"FROM generate_series({first_id}, {first_id + n - 1}) g)\n"
@@ -625,16 +652,22 @@ class Round:
     def build_script(self):
         rng = self.rng
         t = self.table
-        tz = rng.choice(['UTC', 'UTC', 'Asia/Kolkata'])
+        tz = 'UTC'   # data near the timestamptz limits overflows in other zones
+        # compile at the first search mostly; sometimes only after some
+        # stock searches (the switch from stock to compiled mid-workload)
+        self.threshold = rng.choice([0, 0, 0, 0, 0, 0, 1, 5, 64])
         self.script.append(
             "SET client_min_messages = warning;\n"
             f"SET TimeZone = '{tz}';\n"
             "SET btree_jit.enabled = on;\nSET btree_jit.verify = on;\n"
+            + ('' if self.args.no_module else
+               f"SET btree_jit.compile_threshold = {self.threshold};\n") +
             "SET max_parallel_workers_per_gather = 0;\n"
             f"SELECT setseed({rng.random() * 2 - 1:.6f}) \\g /dev/null\n")
         self.step('create', f"DROP TABLE IF EXISTS {t};\n"
                   f"CREATE TABLE {t} (id int, "
                   + ', '.join(f"{c.name} {c.t.sql}" for c in self.cols)
+                  + (', pad text' if self.pad is not None else '')
                   + ") WITH (autovacuum_enabled = off)")
         for ix in self.pre:
             self.step(f'index {ix.name}', ix.ddl(t))
@@ -644,7 +677,9 @@ class Round:
             self.step(f'index {ix.name}', ix.ddl(t))
         self.step('vacuum1', f"VACUUM ANALYZE {t}")
         nq = self.args.queries
+        self.snap(0)
         self.emit_queries(nq // 2)
+        self.snap(1)
         # write phase: deletes (random and a key range, so that whole pages
         # empty and VACUUM deletes them), updates of key columns (unique
         # violations caught per row), inserts (page splits, conflicts)
@@ -674,15 +709,17 @@ END $$""")
         self.step('insert-dups', f"""DO $$
 DECLARE n int := 0; r record;
 BEGIN
-  FOR r IN SELECT * FROM {t} WHERE random() < 0.05 LIMIT 300 LOOP
+  FOR r IN SELECT ctid AS tid FROM {t} WHERE random() < 0.05 LIMIT 300 LOOP
     BEGIN
-      INSERT INTO {t} VALUES (r.*);
+      INSERT INTO {t} SELECT * FROM {t} WHERE ctid = r.tid;
     EXCEPTION WHEN unique_violation THEN n := n + 1;
     END;
   END LOOP;
 END $$""")
         self.step('vacuum3', f"VACUUM ANALYZE {t}" if rng.random() < 0.6 else f"ANALYZE {t}")
+        self.snap(2)
         self.emit_queries(nq - nq // 2)
+        self.snap(3)
         # amcheck every index, with the module on and verify on
         self.script.append("SET btree_jit.enabled = on; SET btree_jit.verify = on;")
         for ix in self.indexes:
@@ -692,8 +729,9 @@ END $$""")
             self.script.append(
                 "\\echo @@STATS\n"
                 "SELECT indexrelid::text, state, coalesce(reason, ''), coalesce(signature, ''), "
-                "jit_searches, stock_searches, declined_searches, verified_searches "
-                f"FROM btree_jit_index_stats() WHERE indexrelid::text LIKE '{t}\\_%';\n"
+                "jit_searches, stock_searches, declined_searches, verified_searches, "
+                "(SELECT level FROM bt_metap(s.indexrelid::text)) "
+                f"FROM btree_jit_index_stats() s WHERE indexrelid::text LIKE '{t}\\_%';\n"
                 + ERRCHECK)
         return '\n'.join(self.script) + '\n'
 
@@ -750,6 +788,11 @@ class Runner:
         self.idx_supported = 0
         self.idx_stock_ok = 0
         self.idx_other = 0
+        self.idx_pending = 0
+        self.idx_unused = 0
+        self.levels = {}
+        self.query_jit = 0
+        self.declined = 0
         self.amchecks = 0
         self.jit_searches = 0
         self.verified = 0
@@ -761,22 +804,22 @@ class Runner:
         print("FAIL " + msg, flush=True)
         rnd.failed = True
 
-    def diagnose(self, rnd, q):
+    def diagnose(self, rnd, q, mode='on'):
         """Fetch the rows of a differing query again in a new session and
         print the first difference."""
         rows = {}
-        for m in ('off', 'on'):
+        for m in ('off', mode):
             s = ("SET client_min_messages = warning; SET TimeZone = 'UTC';\n"
                  + ';\n'.join(q.settings) + ';\n' + MODES[m] + '\n' + q.body(full=True))
             out, err, rc = run_psql(self.args, s, 120)
             rows[m] = (out or '').split('\n')
-        a, b = rows['off'], rows['on']
+        a, b = rows['off'], rows[mode]
         for i in range(max(len(a), len(b))):
             x = a[i] if i < len(a) else '<none>'
             y = b[i] if i < len(b) else '<none>'
             if x != y:
                 return (f"first difference at row {i + 1} (fresh session): "
-                        f"off: {x[:300]!r} on: {y[:300]!r}")
+                        f"off: {x[:300]!r} {mode}: {y[:300]!r}")
         return "no difference when re-run in a fresh session (state-dependent)"
 
     def run_round(self, rnd):
@@ -810,7 +853,9 @@ class Runner:
             self.compared += 1
             self.kinds[q.kind] = self.kinds.get(q.kind, 0) + 1
             bad = None
+            badmode = 'on'
             for m in ('on', 'ver'):
+                badmode = m
                 if any('btree_jit' in x for x in res[m] if x.startswith('@@ERR')):
                     bad = f"mode {m} raised {[x for x in res[m] if x.startswith('@@ERR')][0]}"
                     break
@@ -824,27 +869,50 @@ class Runner:
                     print(f"  (query {q.qid} errs in all modes: {res['off'][:2]})")
             if bad:
                 ndiff += 1
-                detail = self.diagnose(rnd, q) if ndiff <= 3 else ''
+                detail = self.diagnose(rnd, q, badmode) if ndiff <= 3 else ''
                 self.fail(rnd, f"query {q.qid} ({q.kind}, index {q.index.name} "
                           f"{q.index.shape()}): {bad}\n    query: {q.text()}\n"
                           f"    settings: {'; '.join(q.settings)}\n    {detail}")
         # was the compiled path used?
         if not args.no_module:
+            try:
+                sn = [int(steps[f"snap{i}"][0]) for i in range(4)]
+                qjit = sn[1] - sn[0] + sn[3] - sn[2]
+            except (KeyError, IndexError, ValueError):
+                qjit = -1
+            self.query_jit += max(qjit, 0)
+            if qjit <= 0 and any(ix.supported for ix in rnd.indexes) and rnd.threshold == 0:
+                self.fail(rnd, f"the queries made no compiled page search ({qjit})")
             if not stats or any(x.startswith('@@ERR') for x in stats):
                 self.fail(rnd, f"btree_jit_index_stats() gave nothing: {stats[:2]}")
             st = {}
             for line in stats:
                 f = line.split('\t')
-                if len(f) == 8:
+                if len(f) == 9:
                     st[f[0]] = f
+                    self.levels[f[8]] = self.levels.get(f[8], 0) + 1
+                    self.declined += int(f[6])
             for ix in rnd.indexes:
                 f = st.get(ix.name)
                 if ix.supported:
                     self.idx_supported += 1
                     self.shapes.add(ix.shape())
-                    if f is None:
+                    twin = any(o is not ix and o.keys[0].col is ix.keys[0].col
+                               for o in rnd.indexes)
+                    if f is None and twin:
+                        # never searched: the planner always took another
+                        # index on the same leading column (and inserts
+                        # into a one-page index make no page search)
+                        self.idx_unused += 1
+                    elif f is None:
                         self.fail(rnd, f"index {ix.name} ({ix.shape()}) missing from btree_jit_index_stats()")
-                    elif f[1] != 'jit' or int(f[4]) == 0 or int(f[7]) == 0:
+                    elif (rnd.threshold > 0 and f[1] == 'pending'
+                          and int(f[5]) < rnd.threshold):
+                        self.idx_pending += 1   # not searched often enough yet
+                    elif f[1] not in ('jit', 'pending') or int(f[4]) == 0 or int(f[7]) == 0:
+                        # ('pending' after compiled searches: a relcache
+                        # invalidation, e.g. by VACUUM, reset the state and
+                        # the index was not searched again)
                         self.fail(rnd, f"index {ix.name} ({ix.shape()}) is covered but the compiled "
                                   f"path was not exercised: state={f[1]} reason={f[2]!r} "
                                   f"jit_searches={f[4]} verified={f[7]}")
@@ -920,12 +988,18 @@ def main():
     print(f"differential: {run.rounds} rounds in {dt:.0f}s; {run.compared} queries compared "
           f"off/on/verify ({kinds}); {run.both_error} errored identically in all modes")
     print(f"differential: {run.idx_supported} covered indexes ({len(run.shapes)} distinct shapes), "
-          f"{run.idx_jit} compiled and exercised (jit_searches {run.jit_searches}, "
-          f"verified_searches {run.verified}); {run.idx_stock_ok} uncovered indexes stayed stock, "
+          f"{run.idx_jit} compiled and exercised (jit_searches {run.jit_searches}, of them "
+          f"{run.query_jit} by the compared queries, "
+          f"verified_searches {run.verified}), {run.idx_pending} below compile_threshold, "
+          f"{run.idx_unused} never chosen by the planner; {run.idx_stock_ok} uncovered indexes stayed stock, "
           f"{run.idx_other} other; {run.amchecks} amcheck runs clean")
+    if not args.no_module:
+        print("differential: index tree heights (root level: count) "
+              + ', '.join(f"{k}: {v}" for k, v in sorted(run.levels.items()))
+              + f"; {run.declined} page searches declined by the compiled code's guards")
     # machine-readable summary for the suite script
     print(f"@@SUMMARY compared={run.compared} failures={len(run.failures)} rounds={run.rounds} "
-          f"amchecks={run.amchecks} idx_supported={run.idx_supported} idx_jit={run.idx_jit} "
+          f"amchecks={run.amchecks} idx_supported={run.idx_supported - run.idx_pending - run.idx_unused} idx_jit={run.idx_jit} "
           f"jit_searches={run.jit_searches} verified={run.verified}")
     if run.failures:
         print(f"differential: {len(run.failures)} FAILURES (seed {args.seed}); replay a round with "

@@ -267,9 +267,10 @@ btjit_parse_template(char *why, size_t whylen)
 		LLVMGetNamedFunction(btjit_template, BTJIT_TEMPLATE_COMPARE) == NULL ||
 		LLVMGetNamedGlobal(btjit_template, BTJIT_TEMPLATE_SHAPE) == NULL)
 	{
-		snprintf(why, whylen, "template \"%s\" lacks %s, %s or %s",
+		snprintf(why, whylen, "template \"%s\" lacks %s, %s, %s or %s",
 				 btjit_template_loaded, BTJIT_TEMPLATE_ENTRY,
-				 BTJIT_TEMPLATE_FUSED, BTJIT_TEMPLATE_SHAPE);
+				 BTJIT_TEMPLATE_FUSED, BTJIT_TEMPLATE_COMPARE,
+				 BTJIT_TEMPLATE_SHAPE);
 		LLVMDisposeModule(btjit_template);
 		btjit_template = NULL;
 		return false;

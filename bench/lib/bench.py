@@ -25,6 +25,8 @@ perf as subprocesses.  See bench/README.md.
 import argparse
 import concurrent.futures
 import datetime
+import hashlib
+import json
 import os
 import queue
 import re
@@ -125,8 +127,17 @@ def cluster_stop():
 
 def cluster_start():
     say("starting the cluster again")
+    note_fingerprint(module_fingerprint(), "cluster restart")
     pg_ctl("-D", os.environ["PGDATA"], "-l", os.environ["BTJIT_CLUSTER_LOG"], "-w", "-t", "120", "start")
     run([os.path.join(BIN, "pg_isready"), "-q", "-t", "60"])
+
+
+def du(path):
+    try:
+        out = subprocess.check_output(["du", "-sh", path], text=True, stderr=subprocess.DEVNULL)
+        return out.split()[0]
+    except (subprocess.CalledProcessError, OSError):
+        return "?"
 
 
 def loadavg():
@@ -142,6 +153,7 @@ def loadavg():
 
 class Module:
     loaded = False      # shared_preload_libraries has it and the SQL exists
+    fingerprint = ""
     active = False      # btree_jit_status().active
     reason = ""
     status_row = ""
@@ -150,11 +162,29 @@ class Module:
 MOD = Module()
 
 
+def module_fingerprint():
+    """Content hash of the installed btree_jit.so and template: other people
+    may `make install` while a benchmark runs, and every single-user run and
+    every server start loads whatever is installed then."""
+    pgc = os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config")
+    lib = subprocess.check_output([pgc, "--pkglibdir"], text=True).strip()
+    fp = []
+    for f in ("btree_jit.so", "btree_jit/search_template.bc"):
+        try:
+            with open(os.path.join(lib, f), "rb") as fh:
+                fp.append("%s:sha256:%s" % (f, hashlib.sha256(fh.read()).hexdigest()[:16]))
+        except OSError:
+            fp.append("%s:missing" % f)
+    return " ".join(fp)
+
+
 def setup_database():
     have = psql("SELECT 1 FROM pg_database WHERE datname = '%s'" % DB, db="postgres").strip()
     if not have:
         psql("CREATE DATABASE %s" % DB, db="postgres")
     psql("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+    MOD.fingerprint = module_fingerprint()
+    note_fingerprint(MOD.fingerprint, "at the start")
     spl = psql("SHOW shared_preload_libraries").strip()
     MOD.loaded = "btree_jit" in spl
     if MOD.loaded:
@@ -222,38 +252,114 @@ def aid_sequence(scale):
 
 
 def check_sql(w, label="btjitcheck"):
+    """One text value with the module's view of this backend: per watched
+    index state/search counts/code source, how many shapes this backend
+    compiled afresh vs loaded from the object cache, and the cluster-wide
+    status counters.  Through to_jsonb so that a column the module adds or
+    lacks does not break it."""
     names = ", ".join("'%s'" % i for i in w.indexes)
-    return ("SELECT 'BTJITCHECK ' || coalesce((SELECT string_agg(format('%%s=%%s/jit:%%s/stock:%%s/declined:%%s', "
-            "indexrelid::text, state, jit_searches, stock_searches, declined_searches), ' ' ORDER BY indexrelid::text) "
-            "FROM btree_jit_index_stats() WHERE indexrelid::text IN (%s)), 'no-index-stats') "
+    return ("SELECT 'BTJITCHECK ' || coalesce((SELECT string_agg(format('%%s=%%s/jit:%%s/stock:%%s/declined:%%s/src:%%s', "
+            "j->>'indexrelid', j->>'state', j->>'jit_searches', j->>'stock_searches', j->>'declined_searches', "
+            "coalesce(replace(j->>'code_source', ' ', '_'), '-')), ' ' ORDER BY j->>'indexrelid') "
+            "FROM (SELECT to_jsonb(x) AS j FROM btree_jit_index_stats() x) y WHERE j->>'indexrelid' IN (%s)), 'no-index-stats') "
+            "|| ' backend:compiled=' || (SELECT count(*) FROM btree_jit_index_stats() x WHERE to_jsonb(x)->>'code_source' = 'compiled') "
+            "|| ',cached=' || (SELECT count(*) FROM btree_jit_index_stats() x WHERE to_jsonb(x)->>'code_source' = 'object cache') "
             "|| ' status:active=' || s.active || ',jit=' || s.jit_searches || ',stock=' || s.stock_searches "
+            "|| ',compiles=' || s.compiles || ',compile_failures=' || s.compile_failures "
             "AS %s FROM btree_jit_status() s;" % (names, label))
 
 
-def parse_check(text):
-    """'BTJITCHECK idx=jit/jit:1/stock:0/declined:0 ... status:...' -> dict."""
-    m = re.search(r"BTJITCHECK ([^\"\n]*)", text)
+def parse_check(text, label=None):
+    """'BTJITCHECK idx=jit/jit:1/stock:0/declined:0/src:x ... status:...' -> dict.
+    label: the column name in single-user output (btjitcheck = "...")."""
+    if label:
+        m = re.search(r"\b%s = \"BTJITCHECK ([^\"\n]*)" % label, text)
+    else:
+        m = re.search(r"BTJITCHECK ([^\"\n]*)", text)
     if not m:
         return None
     res = {"raw": m.group(1), "indexes": {}}
+    mc = re.search(r"backend:compiled=(\d+),cached=(\d+)", m.group(1))
+    if mc:
+        res["compiles"] = (int(mc.group(1)), int(mc.group(2)))
     for tok in m.group(1).split():
-        mm = re.match(r"(.+?)=(\w+)/jit:(\d+)/stock:(\d+)/declined:(\d+)$", tok)
+        mm = re.match(r"(.+?)=(\w+)/jit:(\d+)/stock:(\d+)/declined:(\d+)/src:(\S+)$", tok)
         if mm:
             res["indexes"][mm.group(1)] = dict(state=mm.group(2), jit=int(mm.group(3)),
-                                               stock=int(mm.group(4)), declined=int(mm.group(5)))
+                                               stock=int(mm.group(4)), declined=int(mm.group(5)),
+                                               src=mm.group(6))
     return res
 
 
-def single_user_script(w, q, n, with_check):
-    stmts = []
-    stmts += w.section("session")
-    stmts += w.section("round_setup")
-    stmts += w.section("warmup")
+def n_warm(w):
+    """Warm-up count: enough page searches to pass btree_jit.compile_threshold
+    (64 per index per backend by default) in every run, N or 0, off or on."""
+    return w.getint("n_warm", 1000)
+
+
+def warmup_statements(w, q):
     aids = aid_sequence(w.getint("scale", 20)) if q.repeat else None
+    stmts = w.section("warmup")
+    if n_warm(w):
+        stmts += q.statements(n_warm(w), aids)
+    return stmts
+
+
+# callgrind --dump-before=pg_sleep: each marker statement starts a new part
+# of the profile, so one process yields per-statement counts.
+MARK = "SELECT pg_sleep(0);"
+
+
+def setup_section(w, one_process_per_arm):
+    """count_setup (if the workload has one) replaces round_setup when each
+    arm is one process on its own pristine copy of the data directory
+    (callgrind).  perf runs one process per (statement, arm, N|0), several
+    in one directory, so those rebuild whatever they write (round_setup)."""
+    if one_process_per_arm and "count_setup" in w.sections:
+        return w.section("count_setup")
+    return w.section("round_setup")
+
+
+def writes(w):
+    return "count_setup" in w.sections
+
+
+def count_statements(w, q, n, with_check):
+    """perf: one process per (statement, arm, N|0); the baseline (n = 0)
+    is another process with the same script otherwise."""
+    aids = aid_sequence(w.getint("scale", 20)) if q.repeat else None
+    stmts = w.section("session") + setup_section(w, False) + warmup_statements(w, q)
     stmts += q.statements(n, aids)
     if with_check:
         stmts.append(check_sql(w))
     stmts += w.section("teardown")
+    return stmts
+
+
+def marked_statements(items, n_of, with_check):
+    """callgrind: ONE process per arm runs every counted statement.  Per
+    statement k (0-based), after its workload's setup and warm-up:
+        [check_before_k] M query(0) M query(N) M query(0) M [check_k]
+    Each marker (pg_sleep) starts a new profile part, so part 4k+2 is
+    query(0), 4k+3 query(N), 4k+4 query(0) again; the warm-up, and any
+    compile it causes, lies outside them.  Both arms run on their own
+    copy of the same data directory, so they start from the same data."""
+    stmts = []
+    for k, (w, q) in enumerate(items):
+        aids = aid_sequence(w.getint("scale", 20)) if q.repeat else None
+        stmts += ["RESET ALL;", "DEALLOCATE ALL;"]
+        stmts += w.section("session") + setup_section(w, True) + warmup_statements(w, q)
+        if with_check:
+            stmts.append(check_sql(w, "btjitcheck_before_%d" % k))
+        n = n_of(w)
+        stmts += [MARK] + q.statements(0, aids) + [MARK] + q.statements(n, aids) + [MARK] + q.statements(0, aids) + [MARK]
+        if with_check:
+            stmts.append(check_sql(w, "btjitcheck_%d" % k))
+        stmts += w.section("teardown")
+    return stmts
+
+
+def single_user_text(stmts):
     # postgres --single -j: a statement ends at ';' followed by an empty line.
     out = []
     for s in stmts:
@@ -261,9 +367,6 @@ def single_user_script(w, q, n, with_check):
         out.append(s + "\n\n")
     return "".join(out)
 
-
-# --------------------------------------------------------------------------
-# instruction counts
 
 def perf_supported():
     perf = shutil.which("perf")
@@ -287,8 +390,8 @@ def choose_counter(requested):
         if not ok:
             raise BenchError("--counter perf requested, but " + why)
         return "perf"
-    if requested == "callgrind":
-        return "callgrind"
+    if requested in ("callgrind", "callgrind-runs"):
+        return requested
     if requested == "none":
         return "none"
     if ok:
@@ -301,80 +404,188 @@ def choose_counter(requested):
 
 
 class CountJob:
-    def __init__(self, w, q, arm, n):
-        self.w, self.q, self.arm, self.n = w, q, arm, n
-        self.count = None
+    """One single-user process.  callgrind: one per arm, all statements
+    (items) with markers.  perf: one per (statement, arm, N|0)."""
+
+    def __init__(self, items, arm, marked, which=None, n=None):
+        self.items, self.arm, self.marked, self.which, self.n = items, arm, marked, which, n
+        self.parts = None          # marked: per-part counts
+        self.count = None          # unmarked: the whole run
         self.cycles = None
         self.seconds = None
-        self.check = None
+        self.checks = {}           # label -> parsed check
         self.error = None
 
-    @property
-    def key(self):
-        return (self.w.name, self.q.name, self.arm, self.n)
-
     def label(self):
-        return "%s/%s %s N=%d" % (self.w.name, self.q.name, self.arm, self.n)
+        if self.marked:
+            return "arm %s (%d statements)" % (self.arm, len(self.items))
+        w, q = self.items[0]
+        return "%s/%s %s N=%d" % (w.name, q.name, self.arm, self.n if self.which == "N" else 0)
+
+    def tag(self):
+        if self.marked:
+            return "all.%s" % self.arm
+        w, q = self.items[0]
+        return "%s.%s.%s.%s" % (w.name, q.name, self.arm, self.which)
 
 
-def run_count_job(job, datadir, workdir, counter):
-    tag = "%s.%s.%s.%d" % (job.w.name, job.q.name, job.arm, job.n)
+def parse_perf_csv(text):
+    """perf stat -x, output -> (instructions, cycles); None where absent or
+    '<not supported>'/'<not counted>'."""
+    ins = cyc = None
+    for line in text.splitlines():
+        parts = line.strip().split(",")
+        if len(parts) > 2 and parts[0].isdigit():
+            if parts[2].startswith("instructions"):
+                ins = int(parts[0])
+            elif parts[2].startswith("cycles"):
+                cyc = int(parts[0])
+    return ins, cyc
+
+
+def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False):
+    """One `postgres --single` run of script text, counted with counter
+    ('callgrind', 'perf', 'valgrind-none' or 'native').  Returns a dict:
+    count (whole run), parts (callgrind with markers: count per part, in
+    order), cycles, seconds, output, error."""
     script = os.path.join(workdir, tag + ".sql")
     with open(script, "w") as f:
-        f.write(single_user_script(job.w, job.q, job.n, MOD.loaded))
+        f.write(text)
+    stock = arm == "stock" or not MOD.loaded   # stock: the server without the module
     pg = [os.path.join(BIN, "postgres"), "--single", "-j", "-D", datadir,
-          "-c", "shared_preload_libraries=%s" % ("btree_jit" if MOD.loaded else ""),
-          "-c", "btree_jit.enabled=%s" % job.arm, "-c", "jit=off"]
-    if MOD.loaded:
-        pg += ["-c", "btree_jit.verify=off"]
+          "-c", "shared_preload_libraries=%s" % ("" if stock else "btree_jit"), "-c", "jit=off"]
+    if not stock:
+        pg += ["-c", "btree_jit.enabled=%s" % arm, "-c", "btree_jit.verify=off"]
     pg += [DB]
     outfile = os.path.join(workdir, tag + ".out")
-    if counter == "callgrind":
-        cg = os.path.join(workdir, tag + ".callgrind")
-        cmd = as_postgres(["valgrind", "--tool=callgrind", "--cache-sim=no", "--branch-sim=no",
-                           "--smc-check=all", "--trace-children=no",
-                           "--callgrind-out-file=" + cg,
+    cg = os.path.join(workdir, tag + ".callgrind")
+    pf = os.path.join(workdir, tag + ".perf")
+    if counter in ("callgrind", "callgrind-runs", "valgrind-none"):
+        # --smc-check=all: the module patches the server's text at start and
+        # JIT-compiles code into anonymous memory.  No --trace-children:
+        # a single-user backend runs no other program.
+        tool = ["--tool=callgrind", "--cache-sim=no", "--branch-sim=no", "--callgrind-out-file=" + cg]
+        if marked:
+            tool.append("--dump-before=pg_sleep")
+        if counter == "valgrind-none":
+            tool = ["--tool=none"]
+        cmd = as_postgres(["valgrind"] + tool + ["--smc-check=all", "--trace-children=no",
                            "--log-file=" + os.path.join(workdir, tag + ".valgrind.log")] + pg)
-    else:
-        pf = os.path.join(workdir, tag + ".perf")
+    elif counter == "perf":
         cmd = ["perf", "stat", "-x,", "-e", "instructions:u,cycles:u", "-o", pf, "--"] + as_postgres(pg)
-    detail("RUN %s: %s < %s" % (job.label(), " ".join(cmd), script))
+    else:
+        cmd = as_postgres(pg)
+    detail("RUN %s: %s < %s" % (tag, " ".join(cmd), script))
+    res = dict(count=None, parts=None, cycles=None, seconds=None, output="", error=None)
     t = time.time()
     with open(script) as fin, open(outfile, "w") as fout:
         p = subprocess.run(cmd, stdin=fin, stdout=fout, stderr=subprocess.STDOUT, cwd=workdir)
-    job.seconds = time.time() - t
+    res["seconds"] = time.time() - t
     with open(outfile, errors="replace") as f:
-        text = f.read()
-    errs = [l for l in text.splitlines() if re.search(r"\b(ERROR|FATAL|PANIC):", l)]
+        out = f.read()
+    res["output"] = out
+    errs = [l for l in out.splitlines() if re.search(r"\b(ERROR|FATAL|PANIC):", l)]
     if p.returncode != 0 or errs:
-        job.error = "exit %d; %s" % (p.returncode, "; ".join(errs[:3]) or text[-500:])
         keep = os.path.join(OUT_DIR, "failed-%s.out" % tag)
         shutil.copy(outfile, keep)
         shutil.copy(script, keep[:-4] + ".sql")
-        job.error += " (output kept in %s)" % keep
-        return job
-    if MOD.loaded:
-        job.check = parse_check(text)
-    if counter == "callgrind":
-        with open(cg) as f:
-            for line in f:
-                if line.startswith("totals:") or line.startswith("summary:"):
-                    job.count = int(line.split()[1])
-                    break
-        os.unlink(cg)
-    else:
+        res["error"] = "exit %d; %s (output kept in %s)" % (p.returncode, "; ".join(errs[:3]) or out[-500:], keep)
+        return res
+    if counter in ("callgrind", "callgrind-runs"):
+        # cg.1, cg.2, ... are the dumps at the markers; cg the final part
+        files = sorted((int(f.rsplit(".", 1)[1]), f) for f in os.listdir(workdir)
+                       if f.startswith(os.path.basename(cg) + ".") and f.rsplit(".", 1)[1].isdigit())
+        paths = [os.path.join(workdir, f) for _, f in files] + [cg]
+        parts = []
+        for path in paths:
+            v = None
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("totals:") or line.startswith("summary:"):
+                        v = int(line.split()[1])
+                        break
+            parts.append(v)
+            os.unlink(path)
+        res["parts"] = parts
+        res["count"] = sum(x or 0 for x in parts)
+    elif counter == "perf":
         with open(pf) as f:
-            for line in f:
-                parts = line.strip().split(",")
-                if len(parts) > 2 and parts[2].startswith("instructions") and parts[0].isdigit():
-                    job.count = int(parts[0])
-                if len(parts) > 2 and parts[2].startswith("cycles") and parts[0].isdigit():
-                    job.cycles = int(parts[0])
-    if job.count is None:
-        job.error = "no instruction count in the %s output" % counter
-    if len(text) > 1000000:
+            res["count"], res["cycles"] = parse_perf_csv(f.read())
+    if counter in ("callgrind", "callgrind-runs", "perf") and res["count"] is None:
+        res["error"] = "no instruction count in the %s output" % counter
+    if len(out) > 1000000:
         os.unlink(outfile)   # the EXECUTE-per-line workloads print a lot
+    return res
+
+
+def run_count_job(job, datadir, workdir, counter, n_of):
+    checks = MOD.loaded and job.arm != "stock"
+    if job.marked:
+        stmts = marked_statements(job.items, n_of, checks)
+    else:
+        w, q = job.items[0]
+        stmts = count_statements(w, q, job.n if job.which == "N" else 0, checks)
+    fp = module_fingerprint()
+    res = single_user_run(single_user_text(stmts), job.tag(), datadir, workdir, counter, job.arm, marked=job.marked)
+    job.seconds, job.error, job.cycles = res["seconds"], res["error"], res["cycles"]
+    if job.error:
+        return job
+    note_fingerprint(fp, "single-user run " + job.label())
+    note_fingerprint(module_fingerprint(), "after " + job.label())
+    if job.marked:
+        job.parts = res["parts"]
+        want = 4 * len(job.items) + 1
+        if len(job.parts) != want or None in job.parts:
+            job.error = "expected %d callgrind parts (4 markers per statement), got %d" % (want, len(job.parts))
+    else:
+        job.count = res["count"]
+    if checks:
+        for m in re.finditer(r"\b(btjitcheck\w*) = \"BTJITCHECK", res["output"]):
+            job.checks[m.group(1)] = parse_check(res["output"], m.group(1))
     return job
+
+
+def prime_object_cache(work, workdir, counter):
+    """One single-user 'on' run of every warm-up, so that the module's
+    object cache (files in the data directory, keyed by key shape and by
+    the CPU features the process sees: valgrind's differ from the real
+    CPU's) holds every shape before the data directory is copied.  Then
+    every counted 'on' run loads the same objects instead of some runs
+    compiling and others loading (compile cost would leak into the
+    per-unit difference)."""
+    if not MOD.loaded:
+        return
+    stmts = []
+    for w in work:
+        for q in w.queries:
+            stmts += ["RESET ALL;", "DEALLOCATE ALL;"]
+            stmts += w.section("session") + setup_section(w, False) + warmup_statements(w, q) + w.section("teardown")
+    # Under valgrind the process sees valgrind's virtual CPUID (the same for
+    # every tool), so prime under the fastest tool, none.
+    say("priming the module's object cache: one single-user 'on' run of every warm-up (%s)"
+        % ("under valgrind --tool=none: valgrind's CPU features key the cache" if counter.startswith("callgrind") else "native"))
+    t = time.time()
+    # on a scratch copy: the warm-ups write (inserts); only the cache is kept
+    pgdata = os.environ["PGDATA"]
+    scratch = pgdata + ".prime"
+    run(["cp", "-a", pgdata, scratch])
+    try:
+        res = single_user_run(single_user_text(stmts), "prime", scratch, workdir,
+                              "valgrind-none" if counter.startswith("callgrind") else "native", "on")
+        if res["error"]:
+            raise BenchError("object cache priming run failed: " + res["error"])
+        src = os.path.join(scratch, "btree_jit_cache")
+        if os.path.isdir(src):
+            dst = os.path.join(pgdata, "btree_jit_cache")
+            shutil.rmtree(dst, ignore_errors=True)
+            run(["cp", "-a", src, dst])
+            n = len(os.listdir(dst))
+        else:
+            n = 0
+            say("note: the priming run left no %s (object cache off or renamed?)" % src)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    say("primed in %.0fs: %d cached objects" % (time.time() - t, n))
 
 
 def plan_checks(work, n_of):
@@ -385,7 +596,7 @@ def plan_checks(work, n_of):
             continue
         for q in w.queries:
             plans = {}
-            for n in sorted({n_of(w), 0, w.getint("n_full")}):
+            for n in sorted({n_of(w), 0, w.getint("n_full"), w.getint("n_timing") or 0}):
                 sql = "\n".join(w.section("session") + w.section("round_setup"))
                 stmts = q.statements(n)
                 sql += "\n" + "\n".join("EXPLAIN (COSTS OFF) " + s for s in stmts)
@@ -403,129 +614,240 @@ def plan_checks(work, n_of):
                                                             for l in first.splitlines() if "Scan" in l or "Loop" in l)))
 
 
-def run_counts(work, counter, n_of, jobs_n):
+def run_counts(work, counter, n_of, jobs_n, stock_names):
+    """stock_names: workloads also counted on the server WITHOUT the module
+    (arm 'stock'): 'off' runs the module's dispatcher, which costs
+    something; 'stock' is the server as shipped."""
+    marked = counter == "callgrind"
+    items = [(w, q) for w in work if w.kind in ("sql", "pgbench") for q in w.queries]
+    if not items:
+        return []
+    stock_items = [(w, q) for w, q in items if w.name in stock_names] if MOD.loaded else []
     jobs = []
-    for w in work:
-        if w.kind not in ("sql", "pgbench") or not w.queries:
-            continue
-        for q in w.queries:
-            for arm in ARMS:
-                for n in (n_of(w), 0):
-                    jobs.append(CountJob(w, q, arm, n))
-    if not jobs:
-        return {}
+    if marked:
+        jobs = [CountJob(items, arm, True) for arm in ARMS]
+        if stock_items:
+            jobs.append(CountJob(stock_items, "stock", True))
+    else:
+        for w, q in items:
+            arms = ARMS + (("stock",) if (w, q) in stock_items else ())
+            for arm in arms:
+                for which in ("N", "0"):
+                    jobs.append(CountJob([(w, q)], arm, False, which, n_of(w)))
     workdir = os.path.join(os.environ["BTJIT_CLUSTER_DIR"], "counts")
     os.makedirs(workdir, exist_ok=True)
     if os.geteuid() == 0:
         shutil.chown(workdir, OS_USER, OS_USER)
+    psql("CHECKPOINT")
     cluster_stop()
     pgdata = os.environ["PGDATA"]
-    dirs = [pgdata]
-    try:
-        jobs_n = max(1, min(jobs_n, len(jobs)))
-        for i in range(1, jobs_n):
-            d = "%s.copy%d" % (pgdata, i)
-            say("copying the data directory for a parallel single-user run: %s" % d)
-            run(["cp", "-a", pgdata, d])
-            dirs.append(d)
-        pool = queue.Queue()
-        for d in dirs:
-            pool.put(d)
-        say("instruction counts: %d single-user runs under %s, %d at a time (counts do not depend on load)"
-            % (len(jobs), counter, jobs_n))
-        done = [0]
+    copies = []
+    done = [0]
+    lock = threading.Lock()
 
-        def work_one(job):
-            d = pool.get()
-            try:
-                run_count_job(job, d, workdir, counter)
-            finally:
-                pool.put(d)
+    def copy_datadir(name):
+        d = "%s.%s" % (pgdata, name)
+        t = time.time()
+        run(["cp", "-a", pgdata, d])
+        copies.append(d)
+        say("copied the data directory (%s) to %s in %.0fs" % (du(pgdata), d, time.time() - t))
+        return d
+
+    def work_one(job, d):
+        run_count_job(job, d, workdir, counter, n_of)
+        with lock:
             done[0] += 1
-            if job.error:
-                say("  [%d/%d] %s FAILED: %s" % (done[0], len(jobs), job.label(), job.error))
+            k = done[0]
+        if job.error:
+            say("  [%d/%d] %s FAILED: %s" % (k, len(jobs), job.label(), job.error))
+        elif marked:
+            say("  [%d/%d] %s: %s instructions in %.0fs" % (k, len(jobs), job.label(),
+                                                            "{:,}".format(sum(job.parts)), job.seconds))
+        else:
+            say("  [%d/%d] %s: %s instructions, %.0fs" % (k, len(jobs), job.label(),
+                                                          "{:,}".format(job.count), job.seconds))
+
+    try:
+        if marked:
+            # Each arm must start from the same data (insert_random writes):
+            # 'on' gets a copy, 'off' the directory itself, 'stock' runs
+            # there after 'off' unless it writes too.  No object cache
+            # priming: the compile happens in the warm-up, outside the
+            # measured parts (priming under valgrind would cost as much).
+            on_job = [j for j in jobs if j.arm == "on"][0]
+            off_job = [j for j in jobs if j.arm == "off"][0]
+            stock_job = [j for j in jobs if j.arm == "stock"]
+            on_dir = copy_datadir("on")
+            stock_dir = pgdata
+            if stock_job and any(writes(w) for w, _ in stock_job[0].items):
+                stock_dir = copy_datadir("stock")
+            say("instruction counts: %d single-user processes under callgrind (one per arm, %d at a time), "
+                "%d statements: query(0), query(N), query(0) between pg_sleep markers"
+                % (len(jobs), min(jobs_n, 2), len(items)))
+
+            def lane_b():
+                work_one(off_job, pgdata)
+                for j in stock_job:
+                    work_one(j, stock_dir)
+            if jobs_n >= 2:
+                with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+                    fa = ex.submit(work_one, on_job, on_dir)
+                    fb = ex.submit(lane_b)
+                    fa.result()
+                    fb.result()
             else:
-                say("  [%d/%d] %s: %s instructions, %.0fs" % (done[0], len(jobs), job.label(),
-                                                              "{:,}".format(job.count), job.seconds))
-            return job
-        # the long runs first
-        order = sorted(jobs, key=lambda j: -j.n)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs_n) as ex:
-            list(ex.map(work_one, order))
+                work_one(on_job, on_dir)
+                lane_b()
+        else:
+            prime_object_cache(work, workdir, counter)
+            par = max(1, min(jobs_n, len(jobs)))
+            pool = queue.Queue()
+            pool.put(pgdata)
+            for i in range(1, par):
+                pool.put(copy_datadir("slot%d" % i))
+            say("instruction counts: %d single-user runs under %s, %d at a time" % (len(jobs), counter, par))
+
+            def pooled(job):
+                d = pool.get()
+                try:
+                    work_one(job, d)
+                finally:
+                    pool.put(d)
+            with concurrent.futures.ThreadPoolExecutor(max_workers=par) as ex:
+                list(ex.map(pooled, jobs))
     finally:
-        for d in dirs[1:]:
+        for d in copies:
             shutil.rmtree(d, ignore_errors=True)
         cluster_start()
     failed = [j for j in jobs if j.error]
     if failed:
-        raise BenchError("%d single-user runs failed; first: %s: %s (scripts and output in %s)"
-                         % (len(failed), failed[0].label(), failed[0].error, workdir))
-    return {j.key: j for j in jobs}
+        raise BenchError("%d single-user runs failed; first: %s: %s" % (len(failed), failed[0].label(), failed[0].error))
+    return jobs
 
 
-def count_rows(work, counts, counter, n_of):
+class ArmCount:
+    """Per (workload, query, arm): the per-unit figure and what backs it."""
+
+    def __init__(self, jobs, w, q, arm, n):
+        self.n = n
+        self.check = self.other_check = None
+        self.other_is_before = False
+        self.cycles = None
+        mj = [j for j in jobs if j.marked and j.arm == arm]
+        if mj:
+            job = mj[0]
+            k = [i for i, (ww, qq) in enumerate(job.items) if ww is w and qq is q][0]
+            p = job.parts
+            base_a, self.count_n, base_b = p[4 * k + 1], p[4 * k + 2], p[4 * k + 3]
+            self.base = (base_a + base_b) / 2.0
+            self.base_spread = abs(base_a - base_b)
+            self.check = job.checks.get("btjitcheck_%d" % k)
+            self.other_check = job.checks.get("btjitcheck_before_%d" % k)
+            self.other_is_before = True
+        else:
+            sel = [j for j in jobs if j.arm == arm and j.items[0][0] is w and j.items[0][1] is q]
+            jn = [j for j in sel if j.which == "N"][0]
+            j0 = [j for j in sel if j.which == "0"][0]
+            self.count_n, self.base, self.base_spread = jn.count, float(j0.count), None
+            self.check, self.other_check = jn.checks.get("btjitcheck"), j0.checks.get("btjitcheck")
+            if jn.cycles and j0.cycles:
+                self.cycles = (jn.cycles - j0.cycles) / float(n)
+        self.per_unit = (self.count_n - self.base) / float(n)
+
+
+def count_rows(work, jobs, counter, n_of):
     rows = []
     for w in work:
         for q in w.queries:
             n = n_of(w)
-            k = lambda arm, nn: counts.get((w.name, q.name, arm, nn))
-            if not k("off", n):
+            if not any(ww is w and qq is q for j in jobs for ww, qq in j.items):
                 continue
-            per = {}
-            for arm in ARMS:
-                per[arm] = (k(arm, n).count - k(arm, 0).count) / float(n)
-            ratio = per["off"] / per["on"] if per["on"] > 0 else None
+            arms = {arm: ArmCount(jobs, w, q, arm, n) for arm in ARMS}
+            if any(j.arm == "stock" and any(ww is w and qq is q for ww, qq in j.items) for j in jobs):
+                arms["stock"] = ArmCount(jobs, w, q, "stock", n)
+            off, on = arms["off"], arms["on"]
+            ratio = off.per_unit / on.per_unit if on.per_unit > 0 else None
             notes = []
             full = w.getint("n_full")
-            if counter == "callgrind":
-                if full and n < full:
-                    notes.append("callgrind, N=%s (scaled from %s)" % ("{:,}".format(n), "{:,}".format(full)))
-                else:
-                    notes.append("callgrind, N=%s" % "{:,}".format(n))
+            nfmt = "{:,}".format(n)
+            if counter.startswith("callgrind"):
+                notes.append("callgrind, N=%s%s" % (nfmt, " (scaled from %s)" % "{:,}".format(full) if full and n < full else ""))
             else:
-                notes.append("perf instructions:u, N=%s" % "{:,}".format(n))
-            notes.append(jit_note_single_user(w, k("on", n), k("off", n)))
+                notes.append("perf instructions:u, N=%s" % nfmt)
+            for arm, a in arms.items():
+                detail("COUNT %s/%s %s: N=%d count(N)=%d baseline=%.0f baseline spread=%s per-unit=%.1f"
+                       % (w.name, q.name, arm, n, a.count_n, a.base, a.base_spread, a.per_unit))
+            notes.append(jit_note_single_user(w, q, arms))
             mn = module_note()
             if mn:
                 notes.append(mn)
             rows.append(dict(workload=w.name, metric="instructions/%s %s" % (w.get("unit", "op"), q.name),
-                             kind="instructions", unit="", off=per["off"], on=per["on"], ratio=ratio,
-                             target=w.getfloat("target"), notes="; ".join(n for n in notes if n)))
-            if counter == "perf" and k("off", n).cycles and k("on", n).cycles:
-                cyc = {arm: (k(arm, n).cycles - k(arm, 0).cycles) / float(n) for arm in ARMS}
+                             kind="instructions", unit="", off=off.per_unit, on=on.per_unit, ratio=ratio,
+                             target=w.getfloat("target"), notes="; ".join(x for x in notes if x)))
+            if "stock" in arms:
+                st = arms["stock"]
+                detail("COUNT %s/%s stock: N=%d count(N)=%d baseline=%.0f baseline spread=%s per-unit=%.1f"
+                       % (w.name, q.name, n, st.count_n, st.base, st.base_spread, st.per_unit))
+                unit = w.get("unit", "op")
+                rows.append(dict(workload=w.name, metric="instructions/%s %s: no module vs on" % (unit, q.name),
+                                 kind="instructions", unit="", off=st.per_unit, on=on.per_unit,
+                                 ratio=st.per_unit / on.per_unit if on.per_unit > 0 else None, target=None,
+                                 notes="'off' column: the server without btree_jit preloaded"))
+                rows.append(dict(workload=w.name, metric="instructions/%s %s: no module vs module off" % (unit, q.name),
+                                 kind="instructions", unit="", off=st.per_unit, on=off.per_unit,
+                                 ratio=st.per_unit / off.per_unit if off.per_unit > 0 else None, target=None,
+                                 notes="<1: what the loaded-but-disabled dispatcher costs (%+.0f/%s)"
+                                       % (off.per_unit - st.per_unit, unit)))
+            if off.cycles and on.cycles:
                 rows.append(dict(workload=w.name, metric="cycles/%s %s" % (w.get("unit", "op"), q.name),
-                                 kind="instructions", unit="", off=cyc["off"], on=cyc["on"],
-                                 ratio=cyc["off"] / cyc["on"] if cyc["on"] > 0 else None,
-                                 target=None, notes="perf cycles:u (noisy)"))
+                                 kind="instructions", unit="", off=off.cycles, on=on.cycles,
+                                 ratio=off.cycles / on.cycles, target=None, notes="perf cycles:u (noisy)"))
     return rows
 
 
 JIT_PROBLEMS = []
+BUILDS_SEEN = {}   # fingerprint -> first place it was seen
 
 
-def jit_note_single_user(w, on_job, off_job):
+def note_fingerprint(fp, where):
+    if fp not in BUILDS_SEEN:
+        BUILDS_SEEN[fp] = "%s (%s)" % (where, time.strftime("%H:%M:%S"))
+
+
+def jit_note_single_user(w, q, arms):
+    """Did the 'on' run search the workload's indexes through JIT code, the
+    'off' run not, and did no compile happen inside the measured parts?"""
     if not MOD.loaded:
         return ""
-    c_on, c_off = on_job.check, off_job.check
+    on, off = arms["on"], arms["off"]
+    label = "%s/%s" % (w.name, q.name)
+    c_on = on.check
     if c_on is None:
-        JIT_PROBLEMS.append("%s: no BTJITCHECK line from the single-user 'on' run" % on_job.label())
+        JIT_PROBLEMS.append("%s on: no BTJITCHECK line from the single-user run" % label)
         return "JIT use UNVERIFIED"
-    detail("CHECK %s: %s" % (on_job.label(), c_on["raw"]))
-    detail("CHECK %s: %s" % (off_job.label(), c_off["raw"] if c_off else None))
+    detail("CHECK %s on: %s" % (label, c_on["raw"]))
+    detail("CHECK %s off: %s" % (label, off.check and off.check["raw"]))
     bad = []
     for idx in w.indexes:
         st = c_on["indexes"].get(idx)
         if not st or st["state"] != "jit" or st["jit"] == 0:
             bad.append("%s: %s" % (idx, st or "no stats row"))
-    if c_off:
-        for idx, st in c_off["indexes"].items():
+    if off.check:
+        for idx, st in off.check["indexes"].items():
             if st["jit"] != 0:
-                JIT_PROBLEMS.append("%s: %s had %d JIT searches with btree_jit.enabled=off"
-                                    % (off_job.label(), idx, st["jit"]))
+                JIT_PROBLEMS.append("%s off: %s had %d JIT searches with btree_jit.enabled=off" % (label, idx, st["jit"]))
+    # compile work inside the measured difference?
+    other = on.other_check
+    if other is not None and c_on.get("compiles") != other.get("compiles"):
+        JIT_PROBLEMS.append("%s on: (compiled, loaded) shapes %s vs %s %s: the per-unit figure may include "
+                            "compile work" % (label, c_on.get("compiles"), other.get("compiles"),
+                                              "before the measured statements" if on.other_is_before else "in the baseline run"))
     if bad:
-        JIT_PROBLEMS.append("%s: the JIT was NOT used: %s" % (on_job.label(), "; ".join(bad)))
+        JIT_PROBLEMS.append("%s on: the JIT was NOT used: %s" % (label, "; ".join(bad)))
         return "JIT NOT USED (%s)" % "; ".join(bad)
-    return "JIT used: " + ", ".join("%s %s jit" % (i, "{:,}".format(c_on["indexes"][i]["jit"])) for i in w.indexes)
+    return "JIT used: " + ", ".join("%s %s jit searches (code: %s)" % (i, "{:,}".format(c_on["indexes"][i]["jit"]),
+                                                                     c_on["indexes"][i].get("src", "?").replace("_", " "))
+                                    for i in w.indexes)
 
 
 # --------------------------------------------------------------------------
@@ -615,9 +937,11 @@ def verify_sql_jit(w, q):
     return ("JIT used: " if ok else "JIT NOT USED: ") + ", ".join(bits), ok
 
 
-def time_sql_workload(w, rounds, n_override=None):
+def time_sql_workload(w, rounds, n_override=None, n_cap=None):
     rows = []
-    n = n_override or w.getint("n_full")
+    n = n_override or w.getint("n_timing") or w.getint("n_full")
+    if n_cap and not n_override:
+        n = min(n, n_cap)
     for q in w.queries:
         say("timing %s/%s: %d rounds x off/on, N=%s, load %s" % (w.name, q.name, rounds, "{:,}".format(n), loadavg()))
         t = time.time()
@@ -722,77 +1046,108 @@ def timed_queries(sql_lines, options):
     return [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", out, re.M)]
 
 
+def num(v):
+    """A float8 from to_jsonb: a number, or a string such as "NaN"."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
 def compile_latency(w, rounds):
+    """Fresh backends (one psql each), per round r two never-searched
+    indexes latidx<2r> (queries) and latidx<2r+1> (btree_jit_compile()):
+      off       first query with the module off
+      default   first query, module on, default compile_threshold (a short
+                first query stays below it: no compile expected)
+      cold      first query, module on, compile_threshold=0: the shape's
+                first compile anywhere (object cache miss)
+      warm      the same in a new backend: another backend compiled the
+                shape (object cache hit if the module has one)
+    """
     q = w.queries[0]
-    res = {k: [] for k in ("off1", "off2", "cold1", "cold2", "warm1", "cm_cold", "cm_warm",
-                           "ex_cold", "ex_warm")}
+    keys = ("off1", "off2", "def1", "cold1", "cold2", "warm1", "cm_cold", "cm_warm", "ex_cold", "ex_warm")
+    res = {k: [] for k in keys}
+    src = {"cold": [], "warm": []}
     sigs = []
+    on0 = "-c btree_jit.enabled=on -c btree_jit.compile_threshold=0"
     for r in range(rounds):
         tq, tc = 2 * r, 2 * r + 1
         stmt = q.sql.replace("{T}", str(tq))
         off = timed_queries([stmt, stmt], "-c btree_jit.enabled=off")
         res["off1"].append(off[0])
         res["off2"].append(off[1])
-        statq = ("SELECT state, coalesce(reason, ''), coalesce(signature, ''), coalesce(compile_ms, -1) "
-                 "FROM btree_jit_index_stats() WHERE indexrelid = 'latidx%d'::regclass;" % tq)
+        res["def1"].append(timed_queries([stmt], "-c btree_jit.enabled=on")[0])
+        statq = ("SELECT to_jsonb(x) FROM btree_jit_index_stats() x "
+                 "WHERE to_jsonb(x)->>'indexrelid' = 'latidx%d';" % tq)
         for phase in ("cold", "warm"):
             lines = [stmt, stmt]
             if MOD.loaded:
                 lines += ["\\o", "\\timing off", "\\echo @@S", statq]
-            out = psql("\\o /dev/null\n\\timing on\n" + "\n".join(lines) + "\n", options="-c btree_jit.enabled=on", tuples=True)
+            out = psql("\\o /dev/null\n\\timing on\n" + "\n".join(lines) + "\n", options=on0, tuples=True)
             ts = [float(x) for x in re.findall(r"^Time: ([\d.]+) ms", out, re.M)]
             res[phase + "1"].append(ts[0])
             if phase == "cold":
                 res["cold2"].append(ts[1])
             if MOD.loaded:
-                st = out.split("@@S", 1)[1].strip().split("|") if "@@S" in out else []
+                js = out.split("@@S", 1)[1].strip() if "@@S" in out else ""
+                st = json.loads(js) if js.startswith("{") else None
                 detail("LATENCY round %d %s latidx%d: %s" % (r, phase, tq, st))
-                if len(st) >= 4:
-                    res["cm_" + phase].append(float(st[3]))
+                if st:
+                    res["cm_" + phase].append(num(st.get("compile_ms")))
+                    src[phase].append(str(st.get("code_source")))
                     if phase == "cold":
-                        sigs.append(st[2])
-                    if st[0] != "jit":
-                        JIT_PROBLEMS.append("compile_latency latidx%d (%s backend): state %s (%s)" % (tq, phase, st[0], st[1]))
+                        sigs.append(st.get("signature"))
+                    if st.get("state") != "jit":
+                        JIT_PROBLEMS.append("compile_latency latidx%d (%s backend): state %s (%s)"
+                                            % (tq, phase, st.get("state"), st.get("reason")))
+                else:
+                    JIT_PROBLEMS.append("compile_latency latidx%d (%s backend): no index stats row" % (tq, phase))
         if MOD.loaded:
             for phase in ("cold", "warm"):
-                out = psql("SELECT state, coalesce(signature, ''), coalesce(reason, ''), coalesce(compile_ms, -1) "
-                           "FROM btree_jit_compile('latidx%d')" % tc).strip().split("|")
-                detail("LATENCY round %d btree_jit_compile(latidx%d) %s backend: %s" % (r, tc, phase, out))
-                if len(out) >= 4:
-                    res["ex_" + phase].append(float(out[3]))
-    detail("LATENCY raw: %s; signatures: %s" % (res, sigs))
+                js = psql("SELECT to_jsonb(x) FROM btree_jit_compile('latidx%d') x" % tc).strip()
+                st = json.loads(js) if js.startswith("{") else {}
+                detail("LATENCY round %d btree_jit_compile(latidx%d) %s backend: %s" % (r, tc, phase, st))
+                if "compile_ms" in st:
+                    res["ex_" + phase].append(num(st.get("compile_ms")))
+    detail("LATENCY raw: %s; code sources: %s; signatures: %s" % (res, src, sigs))
     if MOD.loaded and len(set(sigs)) != len(sigs):
         say("note: compile_latency shapes did not all have distinct signatures: %s" % sigs)
-
-    def med(k):
-        return statistics.median(res[k]) if res[k] else None
-
-    def spread(k):
-        return (min(res[k]), max(res[k])) if res[k] else (None, None)
 
     rows = []
     nt = "%d rounds, fresh backends, median" % rounds
     mn = module_note()
 
     def lat_row(metric, offk, onk, note):
-        off, on = med(offk), med(onk)
         rs = [a / b for a, b in zip(res[offk], res[onk]) if b > 0]
-        rows.append(dict(workload=w.name, metric=metric, kind="latency", unit="ms", off=off, on=on,
+        rows.append(dict(workload=w.name, metric=metric, kind="latency", unit="ms",
+                         off=statistics.median(res[offk]), on=statistics.median(res[onk]),
                          ratio=statistics.median(rs) if rs else None,
                          rmin=min(rs) if rs else None, rmax=max(rs) if rs else None, target=None,
                          notes="; ".join(x for x in (note, mn) if x)))
-    lat_row("first query, new key shape, fresh backend", "off1", "cold1", nt + "; includes the compile")
-    lat_row("first query, shape compiled by another backend", "off1", "warm1", nt)
+
+    def srcs(phase):
+        return "/".join(sorted(set(src[phase]))) or "-"
+    lat_row("first query, new shape, default threshold", "off1", "def1",
+            nt + "; below compile_threshold: stock search expected")
+    lat_row("first query, new shape, threshold 0 (cold)", "off1", "cold1",
+            nt + "; includes the compile; code: " + srcs("cold"))
+    lat_row("first query, shape compiled by another backend", "off1", "warm1",
+            nt + "; threshold 0; code: " + srcs("warm"))
     lat_row("second query, same backend", "off2", "cold2", nt)
-    for k, metric, note in (("cm_cold", "compile_ms at first search (module)", "btree_jit_index_stats().compile_ms"),
-                            ("cm_warm", "compile_ms, 2nd backend same shape", "btree_jit_index_stats().compile_ms"),
+    for k in ("cm_cold", "cm_warm", "ex_cold", "ex_warm"):
+        bad = [v for v in res[k] if not (v == v) or v < 0 or v > 600000]
+        if bad:
+            JIT_PROBLEMS.append("compile_latency: module-reported %s values out of range: %s" % (k, bad))
+            res[k] = [v for v in res[k] if v not in bad]
+    for k, metric, note in (("cm_cold", "compile_ms, first compile of a shape", "index_stats compile_ms; " + srcs("cold")),
+                            ("cm_warm", "compile_ms, 2nd backend same shape", "index_stats compile_ms; " + srcs("warm")),
                             ("ex_cold", "btree_jit_compile() new shape", "compile_ms"),
                             ("ex_warm", "btree_jit_compile() shape compiled elsewhere", "compile_ms, fresh backend")):
         if res[k]:
-            lo, hi = spread(k)
-            rows.append(dict(workload=w.name, metric=metric, kind="info", unit="ms", off=None, on=med(k),
-                             ratio=None, target=None,
-                             notes="%s; min-max %.2f-%.2f ms" % (note, lo, hi)))
+            rows.append(dict(workload=w.name, metric=metric, kind="info", unit="ms", off=None,
+                             on=statistics.median(res[k]), ratio=None, target=None,
+                             notes="%s; min-max %.2f-%.2f ms" % (note, min(res[k]), max(res[k]))))
     return rows
 
 
@@ -808,9 +1163,10 @@ def parse_args(argv):
     ap.add_argument("workloads", nargs="*", help="workloads to run (see --list)")
     ap.add_argument("--all", action="store_true", help="every workload (under 15 minutes on 2 cores)")
     ap.add_argument("--list", action="store_true", help="list the workloads and exit")
-    ap.add_argument("--counter", choices=("auto", "perf", "callgrind", "none"),
+    ap.add_argument("--counter", choices=("auto", "perf", "callgrind", "callgrind-runs", "none"),
                     default=os.environ.get("BENCH_COUNTER", "auto"),
-                    help="instruction counter (default auto: perf if the machine has counters, else callgrind)")
+                    help="instruction counter (default auto: perf if the machine has counters, else callgrind; "
+                         "callgrind-runs: callgrind with one process per statement, arm and N like perf, slower)")
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "5")),
                     help="interleaved off/on timing rounds (default 5)")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("BENCH_JOBS", "2")),
@@ -821,6 +1177,8 @@ def parse_args(argv):
                     help="override every SQL workload's timing N")
     ap.add_argument("--pgbench-seconds", type=int, default=int(os.environ.get("BENCH_PGBENCH_SECONDS", "3")),
                     help="length of one pgbench round (default 3)")
+    ap.add_argument("--stock-arm", action="store_true",
+                    help="count every workload also on the server without the module (default: only probe_int4)")
     ap.add_argument("--no-counts", action="store_true", help="skip instruction counts")
     ap.add_argument("--no-timing", action="store_true", help="skip wall-clock rounds")
     ap.add_argument("--check-args", action="store_true", help=argparse.SUPPRESS)
@@ -870,7 +1228,7 @@ def main(argv):
     counter = "none" if a.no_counts else choose_counter(a.counter)
 
     def n_of(w):
-        if counter == "callgrind":
+        if counter.startswith("callgrind"):
             return a.n_callgrind or w.getint("n_callgrind") or w.getint("n_full")
         return w.getint("n_full")
 
@@ -888,15 +1246,17 @@ def main(argv):
     counted = [w for w in work if w.queries and w.kind in ("sql", "pgbench")]
     if counter != "none" and counted:
         plan_checks(counted, n_of)
-        counts = run_counts(counted, counter, n_of, a.jobs)
-        rows += count_rows(counted, counts, counter, n_of)
+        stock_names = [w.name for w in counted] if a.stock_arm else [n for n in wl.HEADLINE]
+        jobs = run_counts(counted, counter, n_of, a.jobs, stock_names)
+        rows += count_rows(counted, jobs, counter, n_of)
     t_counts = time.time() - t
 
     t = time.time()
     if not a.no_timing:
         for w in work:
             if w.kind == "sql":
-                rows += time_sql_workload(w, a.rounds, a.n_timing)
+                # --all: at most 200,000 per round (15 minutes on 2 cores)
+                rows += time_sql_workload(w, a.rounds, a.n_timing, 200000 if a.mode == "all" else None)
             elif w.kind == "pgbench":
                 rows += time_pgbench_workload(w, a.rounds, a.pgbench_seconds)
             elif w.kind == "latency":
@@ -912,6 +1272,7 @@ def main(argv):
     title = "btree_jit benchmark (%s): JIT off vs on" % a.mode
     server = psql("SELECT version()").strip().split(",")[0]
     counter_txt = {"callgrind": "valgrind callgrind Ir (no hardware counters here)",
+                   "callgrind-runs": "valgrind callgrind Ir, one process per statement/arm/N",
                    "perf": "perf stat instructions:u", "none": "none"}[counter]
     sub = "%s; counts: %s; %s; load avg at end %s" % (server, counter_txt, stamp, loadavg())
 
@@ -928,6 +1289,11 @@ def main(argv):
     mn = module_note()
     if mn:
         legend.insert(0, "!!! %s: btree_jit_status: %s" % (mn, MOD.reason or "not preloaded"))
+    note_fingerprint(module_fingerprint(), "at the end")
+    if len(BUILDS_SEEN) > 1:
+        legend.insert(0, "!!! THE INSTALLED MODULE CHANGED DURING THIS RUN (make install by someone else?): the "
+                         "figures may come from different builds.  Builds seen:\n!!!   "
+                         + "\n!!!   ".join("%s: %s" % (w, fp) for fp, w in BUILDS_SEEN.items()))
     if JIT_PROBLEMS:
         legend.insert(0, "!!! JIT VERIFICATION FAILED:\n!!!   " + "\n!!!   ".join(JIT_PROBLEMS))
     elif MOD.loaded and MOD.active:

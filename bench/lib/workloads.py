@@ -7,8 +7,12 @@ A workload file is plain SQL with directives in comments:
                                    built once per run, before anything else
   -- @index name [name ...]        indexes whose JIT use is verified
   -- @unit probe                   what one of {N} is (for "per probe")
-  -- @n_full 500000                {N} for timing rounds and perf counts
-  -- @n_callgrind 50000            {N} for callgrind counts (scaled down)
+  -- @title text                   one line for --list
+  -- @n_full 500000                {N} for perf counts (the nominal size)
+  -- @n_timing 200000              {N} for timing rounds (default n_full)
+  -- @n_callgrind 20000            {N} for callgrind counts (scaled down)
+  -- @n_warm 1000                  warm-up {N} in every run (default 1000;
+                                   passes btree_jit.compile_threshold)
   -- @target 1.25                  instruction target (off/on), or -
   -- @throughput_target 0.99       throughput target (on/off)
   -- @pgbench ARGS / @clients 1 2 / @scale 20 / @rounds 5

@@ -17,7 +17,8 @@
 -- @clients 1 2
 -- @scale 20
 -- @n_full 200000
--- @n_callgrind 20000
+-- @n_callgrind 5000
+-- @n_warm 300
 -- @target 1.04
 
 -- @section session

@@ -10,7 +10,8 @@
 -- @index tc_pkey
 -- @unit probe
 -- @n_full 500000
--- @n_callgrind 50000
+-- @n_timing 200000
+-- @n_callgrind 10000
 -- @target 1.35
 
 -- @section session

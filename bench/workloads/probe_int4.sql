@@ -10,7 +10,8 @@
 -- @index t4_pkey
 -- @unit probe
 -- @n_full 500000
--- @n_callgrind 50000
+-- @n_timing 500000
+-- @n_callgrind 20000
 -- @target 1.25
 
 -- @section session

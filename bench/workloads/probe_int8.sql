@@ -10,7 +10,8 @@
 -- @index t8_pkey
 -- @unit probe
 -- @n_full 500000
--- @n_callgrind 50000
+-- @n_timing 200000
+-- @n_callgrind 10000
 -- @target -
 
 -- @section session

@@ -3,13 +3,14 @@
 -- and backward (ORDER BY id DESC: an Index Scan Backward).  {N} is the
 -- number of scans: the first N keys of p4.
 --
--- @title int4 primary key: 200k ten-row range scans, forward and backward
+-- @title int4 primary key: short (ten-row) range scans, forward and backward
 -- @kind sql
 -- @uses data_int4
 -- @index t4_pkey
 -- @unit scan
 -- @n_full 200000
--- @n_callgrind 20000
+-- @n_timing 100000
+-- @n_callgrind 5000
 -- @target -
 
 -- @section session

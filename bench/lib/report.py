@@ -111,14 +111,14 @@ COLORS = {"instructions": "#3b6fb6", "throughput": "#e08a1e", "latency": "#7a7a7
 
 def write_svg(rows, path, title, subtitle):
     rows = [r for r in rows if r.get("ratio") is not None]
-    label_w, bar_w, right_w = 430, 420, 150
+    label_w, bar_w, right_w = 480, 400, 230
     row_h, top, bottom = 24, 70, 60
     width = label_w + bar_w + right_w
     height = top + row_h * max(len(rows), 1) + bottom
     vmax = 1.5
     for r in rows:
         vmax = max(vmax, r["ratio"], r.get("rmax") or 0, r.get("target") or 0)
-    vmax = min(vmax * 1.08, 10.0)
+    vmax = min(vmax * 1.08, 3.0)   # whiskers beyond are clipped at the edge
 
     def x(v):
         return label_w + bar_w * min(max(v, 0.0), vmax) / vmax
@@ -146,8 +146,8 @@ def write_svg(rows, path, title, subtitle):
         y = top + i * row_h
         color = COLORS.get(r["kind"], "#999")
         label = "%s: %s" % (r["workload"], r["metric"])
-        if len(label) > 68:
-            label = label[:66] + "..."
+        if len(label) > 72:
+            label = label[:70] + "..."
         out.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (label_w - 8, y + 15, e(label)))
         out.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>'
                    % (label_w, y + 4, x(r["ratio"]) - label_w, row_h - 8, color))

@@ -13,9 +13,15 @@ OBJS = \
 	src/dispatch.o \
 	src/keyshape.o \
 	src/jitcache.o \
-	src/compile.o \
-	src/llvm_error.o \
+	src/compile_loader.o \
+	src/objcache.o \
+	src/objload.o \
 	src/sqlfuncs.o
+
+# The compiler, the only part that links LLVM, is a library of its own,
+# loaded by a backend when it first compiles (see src/compile_loader.c).
+COMPILER_LIB = btree_jit_llvm$(DLSUFFIX)
+COMPILER_OBJS = src/compile.o src/llvm_error.o
 
 EXTENSION = btree_jit
 DATA = sql/btree_jit--1.0.sql
@@ -30,8 +36,10 @@ CLANG ?= clang-14
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(shell $(LLVM_CONFIG) --includedir)
 PG_CXXFLAGS = -std=c++14 -fno-exceptions
-SHLIB_LINK = -L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-14 -lZydis -lstdc++
-EXTRA_CLEAN = $(TEMPLATES) test/patcher/test_patcher $(PATCHER_FAKES)
+SHLIB_LINK = -lZydis
+COMPILER_LINK = -L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-14 -lstdc++
+EXTRA_CLEAN = $(COMPILER_LIB) $(COMPILER_OBJS) $(TEMPLATES) test/patcher/test_patcher $(PATCHER_FAKES) \
+	test/objload/test_objload $(OBJLOAD_FIXTURES)
 
 # Our own bitcode is the template; PGXS's per-object bitcode for inlining
 # is of no use to anyone, so do not build or install it.
@@ -49,15 +57,22 @@ BTJIT_BITCODE_FLAGS = $(BITCODE_CFLAGS) -O2 -I$(srcdir)/src \
 
 # PGXS does not track header dependencies; the module's structs are shared
 # by every file, so a header change must rebuild everything.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS) $(COMPILER_OBJS): $(wildcard src/*.h)
+
+$(COMPILER_LIB): $(COMPILER_OBJS)
+	$(CXX) $(CFLAGS) $(CFLAGS_SL) -shared -o $@ $(COMPILER_OBJS) \
+		$(LDFLAGS) $(LDFLAGS_SL) $(COMPILER_LINK)
 
 llvm-ir/%.bc: llvm-ir/%.c src/shape.h
 	$(CLANG) $(BTJIT_BITCODE_FLAGS) -emit-llvm -c $< -o $@
 
-all: $(TEMPLATES)
+all: $(TEMPLATES) $(COMPILER_LIB)
 
-install: install-templates
+install: install-templates install-compiler
 installdirs: installdirs-templates
+
+install-compiler: $(COMPILER_LIB)
+	$(INSTALL_SHLIB) $(COMPILER_LIB) '$(DESTDIR)$(pkglibdir)/'
 
 installdirs-templates:
 	$(MKDIR_P) '$(DESTDIR)$(pkglibdir)/btree_jit'
@@ -68,6 +83,7 @@ install-templates: $(TEMPLATES) installdirs-templates
 uninstall: uninstall-templates
 uninstall-templates:
 	rm -rf '$(DESTDIR)$(pkglibdir)/btree_jit'
+	rm -f '$(DESTDIR)$(pkglibdir)/$(COMPILER_LIB)'
 
 # Unit tests of locate.c/redirect.c outside PostgreSQL, with miniature
 # servers for the locator built in the code shapes it must handle (and
@@ -96,7 +112,28 @@ test/patcher/fake_addr_taken: $(PATCHER_FAKE_SRC)
 test/patcher/fake_extra_caller: $(PATCHER_FAKE_SRC)
 	$(PATCHER_FAKE_CC) -fno-omit-frame-pointer -DFAKE_EXTRA_CALLER
 
-patcher-check: test/patcher/test_patcher
-	test/patcher/test_patcher
+# Unit tests of objload.c (linking cached objects without LLVM), on
+# fixture.c compiled in the code models it must link and one it must refuse.
+OBJLOAD_FIXTURES = test/objload/fixture_large.o test/objload/fixture_small.o \
+	test/objload/fixture_pic.o test/objload/fixture_missing.o
+OBJLOAD_FIXTURE_CC = $(CLANG) -O2 -c -o $@ test/objload/fixture.c
 
-.PHONY: install-templates installdirs-templates uninstall-templates patcher-check
+test/objload/fixture_large.o: test/objload/fixture.c
+	$(OBJLOAD_FIXTURE_CC) -fno-pic -mcmodel=large
+test/objload/fixture_small.o: test/objload/fixture.c
+	$(OBJLOAD_FIXTURE_CC) -fno-pic -mcmodel=small
+test/objload/fixture_pic.o: test/objload/fixture.c
+	$(OBJLOAD_FIXTURE_CC) -fPIC
+test/objload/fixture_missing.o: test/objload/fixture.c
+	$(OBJLOAD_FIXTURE_CC) -fno-pic -mcmodel=large -DNEED_MISSING
+
+test/objload/test_objload: test/objload/test_objload.c src/objload.c src/objload.h $(OBJLOAD_FIXTURES)
+	$(CC) -O1 -g -Wall -rdynamic -I$(srcdir)/src -o $@ test/objload/test_objload.c src/objload.c -ldl
+
+# The binary-level unit tests, outside PostgreSQL: the patcher and the
+# object loader.
+patcher-check: test/patcher/test_patcher test/objload/test_objload
+	test/patcher/test_patcher
+	test/objload/test_objload $(OBJLOAD_FIXTURES)
+
+.PHONY: install-templates install-compiler installdirs-templates uninstall-templates patcher-check

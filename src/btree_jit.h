@@ -10,10 +10,18 @@
  *	  redirect.c	entry detour with a relocated-prologue trampoline
  *	  dispatch.c	the redirected entry point: JIT code, stock path, verify
  *	  keyshape.c	derive a key shape (signature) from the relcache
- *	  compile.c		specialise the bitcode template with LLVM ORC
- *	  llvm_error.cpp  LLVM fatal errors and bad_alloc -> ereport
+ *	  compile_loader.c  compile a shape: from the object cache, else
+ *					with the compiler library, loaded on first need
+ *	  objcache.c	the template's identity; compiled objects on disk
+ *	  objload.c		link a cached object without LLVM (objload.h)
  *	  jitcache.c	signature -> code, relation -> index state, invalidation
  *	  sqlfuncs.c	SQL-callable reporting and control functions
+ *
+ * The compiler is a shared library of its own, btree_jit_llvm.so, because
+ * it links LLVM: a backend that never compiles (a short connection) never
+ * maps LLVM and never runs its exit-time destructors.
+ *	  compile.c		specialise the bitcode template with LLVM ORC
+ *	  llvm_error.cpp  LLVM fatal errors and bad_alloc -> ereport
  *
  *-------------------------------------------------------------------------
  */
@@ -38,8 +46,8 @@ extern bool btjit_enabled;
 extern bool btjit_verify;
 extern bool btjit_log_compiles;
 extern int	btjit_max_signatures;
-extern char *btjit_template_path;
 extern int	btjit_compile_threshold;
+extern char *btjit_template_path;
 extern bool btjit_object_cache;
 extern int	btjit_object_cache_max_files;
 
@@ -159,7 +167,7 @@ extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,
 extern void btjit_shape_signature(const BtjitShape *shape, char *buf,
 								  size_t buflen);
 
-/* ---- Compiler (compile.c) ---- */
+/* ---- A compiled shape (filled by compile.c or objcache.c) ---- */
 typedef struct BtjitCode
 {
 	uint32		hash;			/* of the shape */
@@ -174,13 +182,76 @@ typedef struct BtjitCode
 	struct BtjitCode *next;
 } BtjitCode;
 
+/* ---- Template and object cache (objcache.c) ---- */
+typedef struct BtjitTemplate
+{
+	const char *path;
+	const char *data;			/* the bitcode file's bytes */
+	size_t		len;
+	uint64		hash;			/* of the bytes */
+} BtjitTemplate;
+
+/* A shape's object cache key and the names of its compiled functions. */
+typedef struct BtjitObjectNames
+{
+	char		key[17];
+	char		search[48];		/* BtjitSearchFn */
+	char		entry[48];		/* BtjitEntryFn */
+	char		compare[48];	/* BtjitCompareEntryFn */
+} BtjitObjectNames;
+
+/*
+ * The code generator's settings (compile.c), part of the key: the
+ * optimisation pipeline, and LLVM's JIT code model, which makes every
+ * symbol reference an absolute 64-bit one (what objload.c expects).
+ */
+#define BTJIT_PASSES "default<O2>"
+#define BTJIT_CODEGEN_ID "btree_jit 1.0 " BTJIT_PASSES " jit-code-model"
+
+extern bool btjit_template_read(const BtjitTemplate **tmpl, char *why,
+								size_t whylen);
+extern void btjit_object_names(const BtjitShape *shape,
+							   const BtjitTemplate *tmpl,
+							   BtjitObjectNames *names);
+extern bool btjit_object_cache_load(const BtjitObjectNames *names,
+									BtjitCode *code);
+extern void btjit_object_cache_store(const BtjitObjectNames *names,
+									 const char *data, size_t len);
+
+/*
+ * What the compiler library offers, filled in by its BTJIT_COMPILER_INIT
+ * function.  compile_shape specialises tmpl for shape, links the result
+ * into this backend under names, and returns the object file as palloc'd
+ * bytes for the cache; on any failure it returns false with why[] and
+ * never raises an error.  explain_shape returns palloc'd text (optimised
+ * IR, or machine code if assembly) and raises an error if it cannot.
+ */
+typedef struct BtjitCompiler
+{
+	bool		(*compile_shape) (const BtjitShape *shape,
+								  const BtjitTemplate *tmpl,
+								  const BtjitObjectNames *names,
+								  BtjitCode *code, char **object,
+								  size_t *objlen, char *why, size_t whylen);
+	char	   *(*explain_shape) (const BtjitShape *shape,
+								  const BtjitTemplate *tmpl, bool assembly);
+} BtjitCompiler;
+
+#define BTJIT_COMPILER_LIBRARY "btree_jit_llvm"
+#define BTJIT_COMPILER_INIT "btjit_compiler_init"
+typedef void (*BtjitCompilerInitFn) (BtjitCompiler *compiler);
+
+/*
+ * ---- Compiling (compile_loader.c) ----
+ * Compile shape into code (entry points, compile_ms, from_object_cache),
+ * or return false with why[]; never raises an error.
+ */
 extern bool btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 								char *why, size_t whylen);
-
-/* Optimised IR ("ir") or machine code ("asm") for a shape, as palloc'd text. */
+/* For btree_jit_explain(): raises an error if the shape cannot compile. */
 extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);
 
-/* ---- LLVM error shim (llvm_error.cpp) ---- */
+/* ---- LLVM error shim (llvm_error.cpp, in btree_jit_llvm.so) ---- */
 extern void btjit_llvm_enter_guard(void);
 extern void btjit_llvm_leave_guard(void);
 

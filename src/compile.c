@@ -12,11 +12,13 @@
  * fold, the column loops unroll), emit an object file and add it to the
  * LLJIT.
  *
- * Compiled objects are also written to an object cache in the data
- * directory, keyed by everything the machine code depends on (the shape,
- * the template's bytes, the host CPU, the server's major version), and
- * later backends load them instead of compiling: a fresh connection then
- * pays a file read and a link, not an optimisation and code generation.
+ * The object file is also handed back to compile_loader.c, which stores
+ * it in the object cache (objcache.c): later backends link it from there
+ * without loading LLVM at all.
+ *
+ * This file and llvm_error.cpp are the library btree_jit_llvm.so, the only
+ * part of the module that links LLVM; compile_loader.c loads it in a
+ * backend's first compile, through btjit_compiler_init().
  *
  * Failures are reported as text, never raised: a shape that cannot be
  * compiled leaves its indexes on the stock path.  LLVM's own fatal errors
@@ -36,17 +38,13 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include "miscadmin.h"
-#include "portability/instr_time.h"
-#include "storage/fd.h"
 #include "utils/memutils.h"
 
 #include "btree_jit.h"
 
-#define BTJIT_TEMPLATE_FILE "btree_jit/search_template.bc"
+/* Loaded with load_external_function(), which checks for the magic block. */
+PG_MODULE_MAGIC;
+
 #define BTJIT_TEMPLATE_ENTRY "btjit_search"
 #define BTJIT_TEMPLATE_FUSED "btjit_entry"
 #define BTJIT_TEMPLATE_COMPARE "btjit_compare_entry"
@@ -57,21 +55,13 @@ static LLVMContextRef btjit_context = NULL;
 static LLVMTargetMachineRef btjit_target_machine = NULL;
 static LLVMOrcLLJITRef btjit_lljit = NULL;
 static LLVMModuleRef btjit_template = NULL;	/* parsed on first compile */
-static LLVMMemoryBufferRef btjit_template_bytes = NULL;
-static uint64 btjit_template_hash = 0;
-static char btjit_template_loaded[MAXPGPATH];
-static char *btjit_host_cpu = NULL;
-static char *btjit_host_features = NULL;
-
-#define BTJIT_OBJECT_CACHE_DIR "btree_jit_cache"
+static uint64 btjit_template_hash = 0;	/* of the bytes it was parsed from */
 
 /*
- * The optimisation pipeline.  O2 rather than O3: on the page-search
+ * BTJIT_PASSES (btree_jit.h) is O2 rather than O3: on the page-search
  * template it produces the same hot loops, and compiles about a third
- * faster.  Part of the object cache key, as is this module's version.
+ * faster.
  */
-#define BTJIT_PASSES "default<O2>"
-#define BTJIT_CODEGEN_ID "btree_jit 1.0 " BTJIT_PASSES
 
 /*
  * Errors LLVM reports through the context (a bitcode file that does not
@@ -100,15 +90,6 @@ btjit_take_error(LLVMErrorRef err, const char *what, char *why, size_t whylen)
 
 	snprintf(why, whylen, "%s: %s", what, msg);
 	LLVMDisposeErrorMessage(msg);
-}
-
-static void
-btjit_template_file(char *path)
-{
-	if (btjit_template_path != NULL && btjit_template_path[0] != '\0')
-		strlcpy(path, btjit_template_path, MAXPGPATH);
-	else
-		snprintf(path, MAXPGPATH, "%s/%s", pkglib_path, BTJIT_TEMPLATE_FILE);
 }
 
 /* Set up LLVM for this backend: target, target machine, LLJIT. */
@@ -141,8 +122,6 @@ btjit_llvm_init(char *why, size_t whylen)
 	}
 	cpu = LLVMGetHostCPUName();
 	features = LLVMGetHostCPUFeatures();
-	btjit_host_cpu = MemoryContextStrdup(TopMemoryContext, cpu);
-	btjit_host_features = MemoryContextStrdup(TopMemoryContext, features);
 	btjit_target_machine =
 		LLVMCreateTargetMachine(target, triple, cpu, features,
 								LLVMCodeGenLevelAggressive,
@@ -189,72 +168,26 @@ btjit_llvm_init(char *why, size_t whylen)
 	return true;
 }
 
-static uint64
-btjit_hash_bytes(uint64 h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * UINT64CONST(0x100000001b3);
-	return h;
-}
-
-/*
- * Read the template's bytes, once per backend (again if the path changed),
- * and hash them for the object cache key.  Parsing waits until a shape
- * actually has to be compiled.
- */
+/* Parse the template, unless the bytes are those parsed last time. */
 static bool
-btjit_read_template(char *why, size_t whylen)
-{
-	char		path[MAXPGPATH];
-	char	   *error = NULL;
-
-	btjit_template_file(path);
-	if (btjit_template_bytes != NULL && strcmp(path, btjit_template_loaded) == 0)
-		return true;
-	if (btjit_template != NULL)
-		LLVMDisposeModule(btjit_template);
-	if (btjit_template_bytes != NULL)
-		LLVMDisposeMemoryBuffer(btjit_template_bytes);
-	btjit_template = NULL;
-	btjit_template_bytes = NULL;
-	btjit_template_loaded[0] = '\0';
-
-	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &btjit_template_bytes,
-												 &error))
-	{
-		snprintf(why, whylen, "could not read template \"%s\": %s", path, error);
-		LLVMDisposeMessage(error);
-		btjit_template_bytes = NULL;
-		return false;
-	}
-	btjit_template_hash =
-		btjit_hash_bytes(UINT64CONST(0xcbf29ce484222325),
-						 LLVMGetBufferStart(btjit_template_bytes),
-						 LLVMGetBufferSize(btjit_template_bytes));
-	strlcpy(btjit_template_loaded, path, sizeof(btjit_template_loaded));
-	return true;
-}
-
-/* Parse the template read by btjit_read_template. */
-static bool
-btjit_parse_template(char *why, size_t whylen)
+btjit_parse_template(const BtjitTemplate *tmpl, char *why, size_t whylen)
 {
 	LLVMMemoryBufferRef view;
 
-	if (btjit_template != NULL)
+	if (btjit_template != NULL && btjit_template_hash == tmpl->hash)
 		return true;
+	if (btjit_template != NULL)
+		LLVMDisposeModule(btjit_template);
+	btjit_template = NULL;
 
-	/* The parser consumes its buffer; give it a view of ours. */
-	view = LLVMCreateMemoryBufferWithMemoryRange(LLVMGetBufferStart(btjit_template_bytes),
-												 LLVMGetBufferSize(btjit_template_bytes),
+	/* The parser consumes its buffer; give it a view of the bytes. */
+	view = LLVMCreateMemoryBufferWithMemoryRange(tmpl->data, tmpl->len,
 												 "btree_jit template", false);
 	btjit_llvm_diagnostic[0] = '\0';
 	if (LLVMParseBitcodeInContext2(btjit_context, view, &btjit_template))
 	{
 		snprintf(why, whylen, "template \"%s\" is not valid bitcode: %s",
-				 btjit_template_loaded,
+				 tmpl->path,
 				 btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
 		LLVMDisposeMemoryBuffer(view);
 		btjit_template = NULL;
@@ -268,13 +201,14 @@ btjit_parse_template(char *why, size_t whylen)
 		LLVMGetNamedGlobal(btjit_template, BTJIT_TEMPLATE_SHAPE) == NULL)
 	{
 		snprintf(why, whylen, "template \"%s\" lacks %s, %s, %s or %s",
-				 btjit_template_loaded, BTJIT_TEMPLATE_ENTRY,
+				 tmpl->path, BTJIT_TEMPLATE_ENTRY,
 				 BTJIT_TEMPLATE_FUSED, BTJIT_TEMPLATE_COMPARE,
 				 BTJIT_TEMPLATE_SHAPE);
 		LLVMDisposeModule(btjit_template);
 		btjit_template = NULL;
 		return false;
 	}
+	btjit_template_hash = tmpl->hash;
 	return true;
 }
 
@@ -342,8 +276,8 @@ btjit_const_from_bytes(LLVMTargetDataRef td, LLVMTypeRef type,
  * module, or NULL with why[].
  */
 static LLVMModuleRef
-btjit_specialise(const BtjitShape *shape, const char *fname,
-				 const char *ename, char *why, size_t whylen)
+btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
+				 const BtjitObjectNames *names, char *why, size_t whylen)
 {
 	LLVMModuleRef mod;
 	LLVMValueRef shape_global;
@@ -354,8 +288,7 @@ btjit_specialise(const BtjitShape *shape, const char *fname,
 	LLVMPassBuilderOptionsRef options;
 	LLVMErrorRef err;
 
-	if (!btjit_llvm_init(why, whylen) || !btjit_read_template(why, whylen) ||
-		!btjit_parse_template(why, whylen))
+	if (!btjit_llvm_init(why, whylen) || !btjit_parse_template(tmpl, why, whylen))
 		return NULL;
 
 	mod = LLVMCloneModule(btjit_template);
@@ -392,18 +325,13 @@ btjit_specialise(const BtjitShape *shape, const char *fname,
 	}
 	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_ENTRY);
 	LLVMSetLinkage(entry, LLVMExternalLinkage);
-	LLVMSetValueName2(entry, fname, strlen(fname));
+	LLVMSetValueName2(entry, names->search, strlen(names->search));
 	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_FUSED);
 	LLVMSetLinkage(entry, LLVMExternalLinkage);
-	LLVMSetValueName2(entry, ename, strlen(ename));
-	{
-		char		cname[80];
-
-		snprintf(cname, sizeof(cname), "%s_cmp", fname);
-		entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_COMPARE);
-		LLVMSetLinkage(entry, LLVMExternalLinkage);
-		LLVMSetValueName2(entry, cname, strlen(cname));
-	}
+	LLVMSetValueName2(entry, names->entry, strlen(names->entry));
+	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_COMPARE);
+	LLVMSetLinkage(entry, LLVMExternalLinkage);
+	LLVMSetValueName2(entry, names->compare, strlen(names->compare));
 
 	LLVMSetTarget(mod, LLVMGetTargetMachineTriple(btjit_target_machine));
 
@@ -419,75 +347,15 @@ btjit_specialise(const BtjitShape *shape, const char *fname,
 	return mod;
 }
 
-/*
- * The object cache key: everything the machine code depends on.  Computed
- * after btjit_llvm_init and btjit_read_template.
- */
-static void
-btjit_object_key(const BtjitShape *shape, char *key, size_t keylen)
-{
-	uint64		h = UINT64CONST(0xcbf29ce484222325);
-	uint32		version = PG_VERSION_NUM / 100;
-
-	h = btjit_hash_bytes(h, shape, sizeof(BtjitShape));
-	h = btjit_hash_bytes(h, &btjit_template_hash, sizeof(btjit_template_hash));
-	h = btjit_hash_bytes(h, &version, sizeof(version));
-	h = btjit_hash_bytes(h, BTJIT_CODEGEN_ID, strlen(BTJIT_CODEGEN_ID));
-	h = btjit_hash_bytes(h, btjit_host_cpu, strlen(btjit_host_cpu));
-	h = btjit_hash_bytes(h, btjit_host_features, strlen(btjit_host_features));
-	snprintf(key, keylen, "%016llx", (unsigned long long) h);
-}
-
-static void
-btjit_object_path(const char *key, char *path)
-{
-	snprintf(path, MAXPGPATH, "%s/%s/%s.o", DataDir, BTJIT_OBJECT_CACHE_DIR, key);
-}
-
-/*
- * Whether an object file defines fname.  A cached object is checked before
- * it is added: once added, its symbols stay defined in this backend's
- * LLJIT, so a wrong file could not be taken back.
- */
-static bool
-btjit_object_defines(LLVMMemoryBufferRef object, const char *fname)
-{
-	char	   *error = NULL;
-	LLVMBinaryRef bin = LLVMCreateBinary(object, btjit_context, &error);
-	LLVMSymbolIteratorRef it;
-	bool		found = false;
-
-	if (bin == NULL)
-	{
-		LLVMDisposeMessage(error);
-		return false;
-	}
-	it = LLVMObjectFileCopySymbolIterator(bin);
-	if (it != NULL)
-	{
-		while (!found && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, it))
-		{
-			const char *name = LLVMGetSymbolName(it);
-
-			found = name != NULL && strcmp(name, fname) == 0;
-			LLVMMoveToNextSymbol(it);
-		}
-		LLVMDisposeSymbolIterator(it);
-	}
-	LLVMDisposeBinary(bin);
-	return found;
-}
-
 /* Add an object to the LLJIT (which takes the buffer) and find its entries. */
 static bool
-btjit_link_object(LLVMMemoryBufferRef object, const char *fname,
-				  const char *ename, BtjitCode *code, char *why, size_t whylen)
+btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
+				  BtjitCode *code, char *why, size_t whylen)
 {
 	LLVMErrorRef err;
 	LLVMOrcJITTargetAddress addr = 0;
 	LLVMOrcJITTargetAddress eaddr = 0;
 	LLVMOrcJITTargetAddress caddr = 0;
-	char		cname[80];
 
 	err = LLVMOrcLLJITAddObjectFile(btjit_lljit,
 									LLVMOrcLLJITGetMainJITDylib(btjit_lljit),
@@ -497,12 +365,11 @@ btjit_link_object(LLVMMemoryBufferRef object, const char *fname,
 		btjit_take_error(err, "could not add object to LLJIT", why, whylen);
 		return false;
 	}
-	snprintf(cname, sizeof(cname), "%s_cmp", fname);
-	err = LLVMOrcLLJITLookup(btjit_lljit, &addr, fname);
+	err = LLVMOrcLLJITLookup(btjit_lljit, &addr, names->search);
 	if (err == NULL)
-		err = LLVMOrcLLJITLookup(btjit_lljit, &eaddr, ename);
+		err = LLVMOrcLLJITLookup(btjit_lljit, &eaddr, names->entry);
 	if (err == NULL)
-		err = LLVMOrcLLJITLookup(btjit_lljit, &caddr, cname);
+		err = LLVMOrcLLJITLookup(btjit_lljit, &caddr, names->compare);
 	if (err != NULL)
 	{
 		btjit_take_error(err, "compiled function not found", why, whylen);
@@ -515,126 +382,24 @@ btjit_link_object(LLVMMemoryBufferRef object, const char *fname,
 }
 
 /*
- * Try the object cache.  Any problem (no file, unreadable, does not link)
- * just means compiling afresh.
- */
-static bool
-btjit_object_cache_load(const char *key, const char *fname, const char *ename,
-						BtjitCode *code)
-{
-	char		path[MAXPGPATH];
-	char		why[256];
-	char	   *error = NULL;
-	LLVMMemoryBufferRef object;
-
-	btjit_object_path(key, path);
-	if (access(path, R_OK) != 0)
-		return false;
-	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &object, &error))
-	{
-		LLVMDisposeMessage(error);
-		return false;
-	}
-	if (!btjit_object_defines(object, fname))
-	{
-		LLVMDisposeMemoryBuffer(object);
-		ereport(LOG,
-				(errmsg("btree_jit: ignoring cached object \"%s\": it does not define %s",
-						path, fname)));
-		return false;
-	}
-	if (!btjit_link_object(object, fname, ename, code, why, sizeof(why)))
-	{
-		ereport(LOG,
-				(errmsg("btree_jit: ignoring cached object \"%s\": %s", path, why)));
-		return false;
-	}
-	return true;
-}
-
-/*
- * Store an object for later backends: write a private temporary file and
- * rename it into place, so readers see a whole file or none.  Best effort:
- * a full disk or a full cache only costs later backends a compile.
- */
-static void
-btjit_object_cache_store(const char *key, LLVMMemoryBufferRef object)
-{
-	char		dir[MAXPGPATH];
-	char		path[MAXPGPATH];
-	char		tmp[MAXPGPATH];
-	const char *data = LLVMGetBufferStart(object);
-	size_t		len = LLVMGetBufferSize(object);
-	int			fd;
-	bool		ok;
-
-	snprintf(dir, sizeof(dir), "%s/%s", DataDir, BTJIT_OBJECT_CACHE_DIR);
-	if (MakePGDirectory(dir) != 0 && errno != EEXIST)
-		return;
-	if (btjit_object_cache_max_files > 0)
-	{
-		DIR		   *d = AllocateDir(dir);
-		struct dirent *de;
-		int			nfiles = 0;
-
-		while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
-			if (strstr(de->d_name, ".o") != NULL)
-				nfiles++;
-		if (d != NULL)
-			FreeDir(d);
-		if (nfiles >= btjit_object_cache_max_files)
-			return;
-	}
-
-	btjit_object_path(key, path);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, MyProcPid);
-	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-	if (fd < 0)
-		return;
-	ok = (write(fd, data, len) == (ssize_t) len);
-	if (CloseTransientFile(fd) != 0)
-		ok = false;
-	if (!ok || rename(tmp, path) != 0)
-		unlink(tmp);
-}
-
-/*
- * Compile shape into code->fn, or load it from the object cache.  Returns
- * false with why[] on any failure; never raises an error for LLVM's or the
+ * Compile shape into code and link it into this backend's LLJIT; hand the
+ * object file back as palloc'd bytes for the object cache.  Returns false
+ * with why[] on any failure; never raises an error for LLVM's or the
  * template's sake.
  */
-bool
-btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
-					char *why, size_t whylen)
+static bool
+btjit_llvm_compile_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
+						 const BtjitObjectNames *names, BtjitCode *code,
+						 char **object_bytes, size_t *object_len,
+						 char *why, size_t whylen)
 {
-	char		key[32];
-	char		fname[64];
-	char		ename[64];
 	char	   *error = NULL;
 	LLVMModuleRef mod;
 	LLVMMemoryBufferRef object;
-	instr_time	start,
-				duration;
 	bool		ok = false;
 
-	INSTR_TIME_SET_CURRENT(start);
 	btjit_llvm_enter_guard();
-	if (!btjit_llvm_init(why, whylen) || !btjit_read_template(why, whylen))
-		goto done;
-
-	btjit_object_key(shape, key, sizeof(key));
-	snprintf(fname, sizeof(fname), "btjit_search_%s", key);
-	snprintf(ename, sizeof(ename), "btjit_entry_%s", key);
-
-	if (btjit_object_cache &&
-		btjit_object_cache_load(key, fname, ename, code))
-	{
-		code->from_object_cache = true;
-		ok = true;
-		goto done;
-	}
-
-	mod = btjit_specialise(shape, fname, ename, why, whylen);
+	mod = btjit_specialise(shape, tmpl, names, why, whylen);
 	if (mod == NULL)
 		goto done;
 
@@ -648,15 +413,22 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 	}
 	LLVMDisposeModule(mod);
 
-	if (btjit_object_cache)
-		btjit_object_cache_store(key, object);
-	ok = btjit_link_object(object, fname, ename, code, why, whylen);
+	/* copied before the LLJIT takes the buffer */
+	*object_len = LLVMGetBufferSize(object);
+	*object_bytes = palloc_extended(*object_len, MCXT_ALLOC_NO_OOM);
+	if (*object_bytes == NULL)
+	{
+		snprintf(why, whylen, "out of memory");
+		LLVMDisposeMemoryBuffer(object);
+		goto done;
+	}
+	memcpy(*object_bytes, LLVMGetBufferStart(object), *object_len);
+	ok = btjit_link_object(object, names, code, why, whylen);
+	if (!ok)
+		pfree(*object_bytes);
 
 done:
 	btjit_llvm_leave_guard();
-	INSTR_TIME_SET_CURRENT(duration);
-	INSTR_TIME_SUBTRACT(duration, start);
-	code->compile_ms = INSTR_TIME_GET_MILLISEC(duration);
 	return ok;
 }
 
@@ -664,18 +436,24 @@ done:
  * The optimised IR or the machine code for a shape, as palloc'd text; for
  * btree_jit_explain().  Raises an error if the shape cannot be compiled.
  */
-char *
-btjit_explain_shape(const BtjitShape *shape, bool assembly)
+static char *
+btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
+						 bool assembly)
 {
+	BtjitObjectNames names;
 	char		why[256];
 	char	   *text;
 	char	   *result;
 	char	   *error = NULL;
 	LLVMModuleRef mod;
 
+	strlcpy(names.key, "explained", sizeof(names.key));
+	strlcpy(names.search, "btjit_search_explained", sizeof(names.search));
+	strlcpy(names.entry, "btjit_entry_explained", sizeof(names.entry));
+	strlcpy(names.compare, "btjit_search_explained_cmp", sizeof(names.compare));
+
 	btjit_llvm_enter_guard();
-	mod = btjit_specialise(shape, "btjit_search_explained",
-						   "btjit_entry_explained", why, sizeof(why));
+	mod = btjit_specialise(shape, tmpl, &names, why, sizeof(why));
 	if (mod == NULL)
 	{
 		btjit_llvm_leave_guard();
@@ -713,4 +491,14 @@ btjit_explain_shape(const BtjitShape *shape, bool assembly)
 	LLVMDisposeModule(mod);
 	btjit_llvm_leave_guard();
 	return result;
+}
+
+/* The library's one entry point, found by name by compile_loader.c. */
+extern __attribute__((visibility("default"))) void btjit_compiler_init(BtjitCompiler *compiler);
+
+void
+btjit_compiler_init(BtjitCompiler *compiler)
+{
+	compiler->compile_shape = btjit_llvm_compile_shape;
+	compiler->explain_shape = btjit_llvm_explain_shape;
 }

@@ -63,7 +63,13 @@ btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
 	int			result;
 
 	if (slot->rel == rel && slot->relid == rel->rd_id)
+	{
 		ix = slot->ix;
+		/* searched often enough to be examined (and compiled) now */
+		if (unlikely(ix->state == BTJIT_INDEX_UNKNOWN &&
+					 ix->stock_searches >= (uint64) btjit_compile_threshold))
+			ix = btjit_index_open(rel, false);
+	}
 	else
 		ix = btjit_index_open(rel, false);
 

@@ -87,8 +87,7 @@ btjit_relcache_callback(Datum arg, Oid relid)
 /*
  * Slow path of the dispatcher (and btree_jit_compile(), which forces the
  * examination): find or create the state of this index, examine it once it
- * has been searched often enough, and remember a settled state in the slot
- * table.
+ * has been searched often enough, and remember the state in the slot table.
  */
 BtjitIndex *
 btjit_index_open(Relation rel, bool force)
@@ -126,8 +125,12 @@ btjit_index_open(Relation rel, bool force)
 				   ix->stock_searches >= (uint64) btjit_compile_threshold)))
 		btjit_index_examine(rel, ix);
 
-	/* Only a settled state is worth the fast path. */
-	if (ix->state != BTJIT_INDEX_UNKNOWN)
+	/*
+	 * Remember the state in the slot table, settled or not: an index below
+	 * the threshold then costs the dispatcher a slot hit and a counter per
+	 * search rather than a hash probe (a short connection's catalog
+	 * searches are all of that kind).
+	 */
 	{
 		BtjitSlot  *slot = btjit_slot_for(rel);
 

@@ -85,6 +85,7 @@ def bindir():
 
 
 BIN = None
+KEEP_PROFILES = None    # --keep-profiles: where callgrind parts go
 
 
 def as_postgres(cmd):
@@ -505,7 +506,10 @@ def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False):
                         v = int(line.split()[1])
                         break
             parts.append(v)
-            os.unlink(path)
+            if KEEP_PROFILES:
+                shutil.move(path, os.path.join(KEEP_PROFILES, "%s.part%d" % (tag, len(parts))))
+            else:
+                os.unlink(path)
         res["parts"] = parts
         res["count"] = sum(x or 0 for x in parts)
     elif counter == "perf":
@@ -1046,6 +1050,103 @@ def time_pgbench_workload(w, rounds, seconds, defaults=True):
 
 
 # --------------------------------------------------------------------------
+# instructions per connection (pgbench -C)
+
+def wait_ready(server, logfile, timeout=300):
+    """Until a server started by us (a Popen) accepts connections."""
+    t = time.time()
+    while time.time() - t < timeout:
+        if server.poll() is not None:
+            with open(logfile, errors="replace") as f:
+                raise BenchError("the server exited (%d) before accepting connections:\n%s"
+                                 % (server.returncode, f.read()[-3000:]))
+        if run([os.path.join(BIN, "pg_isready"), "-q"], check=False).returncode == 0:
+            return
+        time.sleep(0.5)
+    raise BenchError("the server did not accept connections within %ds" % timeout)
+
+
+def count_connections(w, n):
+    """Instructions a whole backend executes for one pgbench -C transaction:
+    the postmaster runs under callgrind with --toggle-collect=PostgresMain,
+    so each backend (a fork, followed by valgrind) writes one profile
+    covering its life from PostgresMain on (initialisation, catalog
+    lookups, the transaction, exit and its exit handlers).  Arms: the
+    server without the module ("stock", no PGOPTIONS at all), and the
+    module with enabled = off and on.  Per connection = the median over the
+    N measured backends (the outlier is pgbench's own extra connection).
+    Deterministic like the other counts; the cluster is down meanwhile."""
+    args = w.get("pgbench", "").split()
+    pgdata = os.environ["PGDATA"]
+    sock = os.environ["PGHOST"]
+    port = os.environ["PGPORT"]
+    work = os.path.join(os.environ["BTJIT_CLUSTER_DIR"], "count-connect")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    shutil.chown(work, OS_USER)
+    arms = ["stock", "off", "on"] if MOD.loaded else ["stock"]
+    per = {}
+    cluster_stop()
+    try:
+        for arm in arms:
+            pre = "" if arm == "stock" else "btree_jit"
+            out = os.path.join(work, arm)
+            cmd = as_postgres(["valgrind", "--tool=callgrind", "--cache-sim=no", "--branch-sim=no",
+                               "--smc-check=all", "--toggle-collect=PostgresMain",
+                               "--callgrind-out-file=%s.%%p" % out, "--log-file=%s.valgrind.%%p" % out,
+                               os.path.join(BIN, "postgres"), "-D", pgdata,
+                               "-c", "shared_preload_libraries=%s" % pre, "-c", "jit=off",
+                               "-c", "logging_collector=off"])
+            detail("RUN connection count %s: %s" % (arm, " ".join(cmd)))
+            with open(out + ".server.log", "w") as log:
+                server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                wait_ready(server, out + ".server.log")
+                env = {} if arm == "stock" else {"PGOPTIONS": "-c btree_jit.enabled=%s" % arm}
+                bench = [os.path.join(BIN, "pgbench"), "-n"] + args + [DB]
+                # warm-up: the first backends rebuild the relcache init file
+                run(bench[:2] + ["-t", "3"] + bench[2:], env=env)
+                seen = set(os.listdir(work))
+                run(bench[:2] + ["-t", str(n)] + bench[2:], env=env)
+                want = set(f for f in os.listdir(work) if re.match(re.escape(arm) + r"\.\d+$", f)) - seen
+            finally:
+                if server.poll() is None:
+                    if os.path.exists(os.path.join(pgdata, "postmaster.pid")):
+                        pg_ctl("-D", pgdata, "-m", "fast", "-w", "-t", "300", "stop")
+                    else:
+                        server.terminate()
+                    server.wait(timeout=300)
+            counts = []
+            for f in sorted(want):
+                with open(os.path.join(work, f)) as fh:
+                    for line in fh:
+                        if line.startswith(("summary:", "totals:")):
+                            v = int(line.split()[1])
+                            if v > 0:
+                                counts.append(v)
+                            break
+            if len(counts) < n:
+                raise BenchError("connection count %s: %d backend profiles, expected %d" % (arm, len(counts), n))
+            per[arm] = statistics.median(counts)
+            detail("CONNECTIONS %s: %d backends, median %d, min %d, max %d"
+                   % (arm, len(counts), per[arm], min(counts), max(counts)))
+    finally:
+        cluster_start()
+    rows = []
+    note = "callgrind on the postmaster, --toggle-collect=PostgresMain: whole backend per connection, median of %d" % n
+    if MOD.loaded:
+        rows.append(dict(workload=w.name, metric="instructions/connection", kind="instructions", unit="",
+                         off=per["off"], on=per["on"], ratio=per["off"] / per["on"], rmin=None, rmax=None,
+                         target=None, notes=note + "; no JIT expected (below compile_threshold)"))
+        rows.append(dict(workload=w.name, metric="instructions/connection: no module vs on", kind="instructions",
+                         unit="", off=per["stock"], on=per["on"], ratio=per["stock"] / per["on"],
+                         rmin=None, rmax=None, target=None,
+                         notes="'off' column: the server without btree_jit preloaded; <1: what the module costs a connection"))
+    say("  %s: instructions per connection %s" % (w.name, ", ".join("%s %d" % (a, per[a]) for a in arms)))
+    return rows
+
+
+# --------------------------------------------------------------------------
 # compile latency
 
 def timed_queries(sql_lines, options):
@@ -1190,6 +1291,9 @@ def parse_args(argv):
                     help="count every workload also on the server without the module (default: only probe_int4)")
     ap.add_argument("--no-counts", action="store_true", help="skip instruction counts")
     ap.add_argument("--no-timing", action="store_true", help="skip wall-clock rounds")
+    ap.add_argument("--keep-profiles", action="store_true",
+                    help="callgrind: keep every profile part under bench/out/profiles-<stamp>/ "
+                         "(for callgrind_annotate: where the instructions go)")
     ap.add_argument("--check-args", action="store_true", help=argparse.SUPPRESS)
     if "--check-args" in argv and any(x in ("-h", "--help", "--list") for x in argv):
         # bench/run's early call: answer, and tell it to stop there
@@ -1220,7 +1324,7 @@ def parse_args(argv):
 
 
 def main(argv):
-    global LOG, BIN
+    global LOG, BIN, KEEP_PROFILES
     a = parse_args(argv)
     if a.check_args:
         return 0
@@ -1232,6 +1336,9 @@ def main(argv):
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     base = os.path.join(OUT_DIR, "bench-%s-%s" % (a.mode, stamp))
     LOG = open(base + ".log", "w")
+    if a.keep_profiles:
+        KEEP_PROFILES = os.path.join(OUT_DIR, "profiles-%s" % stamp)
+        os.makedirs(KEEP_PROFILES, exist_ok=True)
     say("mode %s: %s; load average %s; detail log %s" % (a.mode, " ".join(a.selected), loadavg(), base + ".log"))
     work = [wl.load(n) for n in a.selected]
 
@@ -1269,6 +1376,8 @@ def main(argv):
                 # --all: at most 200,000 per round (15 minutes on 2 cores)
                 rows += time_sql_workload(w, a.rounds, a.n_timing, 200000 if a.mode == "all" else None)
             elif w.kind == "pgbench":
+                if counter != "none" and w.getint("count_connections"):
+                    rows += count_connections(w, w.getint("count_connections"))
                 rows += time_pgbench_workload(w, a.rounds, a.pgbench_seconds,
                                               defaults=not (a.rounds_given or a.seconds_given))
             elif w.kind == "latency":

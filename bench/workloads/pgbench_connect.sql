@@ -1,11 +1,13 @@
 -- bench/workloads/pgbench_connect.sql - pgbench -S -C: a new connection
 -- (a new backend) for every select-only transaction, so every backend pays
 -- whatever the module costs at backend start and at the first search of
--- each key shape (catalog indexes included).  Throughput only.  A backend
+-- each key shape (catalog indexes included).  A backend
 -- of one select-only transaction searches each index fewer times than
 -- btree_jit.compile_threshold, so it compiles nothing and makes (almost)
 -- no JIT searches: this measures what the module costs where it cannot
 -- help (@expect_jit no).  Connection rates are noisy: more, shorter rounds.
+-- Counted too: whole-backend instructions per connection (@count_connections
+-- backends under callgrind, postmaster with and without the module).
 --
 -- @title pgbench -S -C (a new backend per transaction)
 -- @kind pgbench
@@ -17,4 +19,5 @@
 -- @rounds 10
 -- @seconds 2
 -- @expect_jit no
+-- @count_connections 20
 -- @throughput_target 0.99

@@ -1,0 +1,291 @@
+/*-------------------------------------------------------------------------
+ *
+ * objcache.c
+ *	  The bitcode template's identity, and compiled objects shared between
+ *	  backends through files in the data directory.
+ *
+ * A compiled shape is an ELF object.  The first backend to compile a shape
+ * writes it to $PGDATA/btree_jit_cache/<key>.o; later backends read it and
+ * link it with objload.c, so a fresh connection pays a file read and a
+ * relocation pass (a fraction of a millisecond) instead of loading LLVM
+ * (about 20 ms per process) and compiling (a few hundred).  Nothing here
+ * links LLVM.
+ *
+ * The key covers everything the machine code depends on: the shape, the
+ * template's bytes, the code generator's settings, the server's major
+ * version and the CPU (the code is compiled for the host CPU, so the
+ * identification bits of cpuid are part of the key; valgrind's virtual CPU
+ * gets objects of its own).  Files are written under a private name and
+ * renamed into place, so a reader sees a whole file or none; a file that
+ * does not link is ignored with a LOG line and the shape is compiled.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <cpuid.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/memutils.h"
+
+#include "btree_jit.h"
+#include "objload.h"
+
+#define BTJIT_TEMPLATE_FILE "btree_jit/search_template.bc"
+#define BTJIT_OBJECT_CACHE_DIR "btree_jit_cache"
+
+/* Largest template or object file we read (ours are around 100 kB). */
+#define BTJIT_MAX_FILE_SIZE (64 * 1024 * 1024)
+
+static BtjitTemplate btjit_template;
+static uint64 btjit_cpu_hash = 0;
+
+static uint64
+btjit_hash_bytes(uint64 h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * UINT64CONST(0x100000001b3);
+	return h;
+}
+
+/*
+ * Read a whole file into memory allocated in TopMemoryContext (8-byte
+ * aligned, as objload.c wants).  Returns NULL with why[].
+ */
+static char *
+btjit_read_file(const char *path, size_t *len, char *why, size_t whylen)
+{
+	struct stat st;
+	char	   *data;
+	int			fd;
+	ssize_t		got;
+
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+	{
+		snprintf(why, whylen, "could not open \"%s\": %m", path);
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0)
+	{
+		snprintf(why, whylen, "could not stat \"%s\": %m", path);
+		CloseTransientFile(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > BTJIT_MAX_FILE_SIZE)
+	{
+		snprintf(why, whylen, "\"%s\" is %s", path,
+				 S_ISDIR(st.st_mode) ? "a directory" :
+				 !S_ISREG(st.st_mode) ? "not a regular file" : "too large");
+		CloseTransientFile(fd);
+		return NULL;
+	}
+	data = MemoryContextAllocExtended(TopMemoryContext, st.st_size + 1,
+									  MCXT_ALLOC_NO_OOM);
+	if (data == NULL)
+	{
+		snprintf(why, whylen, "out of memory reading \"%s\"", path);
+		CloseTransientFile(fd);
+		return NULL;
+	}
+	got = read(fd, data, st.st_size);
+	if (got != st.st_size)
+	{
+		if (got >= 0)
+			errno = EIO;
+		snprintf(why, whylen, "could not read \"%s\": %m", path);
+		pfree(data);
+		CloseTransientFile(fd);
+		return NULL;
+	}
+	CloseTransientFile(fd);
+	*len = st.st_size;
+	return data;
+}
+
+/*
+ * The template (btree_jit.template_path, or the installed one), read and
+ * hashed once per backend and again whenever the path changes.
+ */
+bool
+btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
+{
+	char		path[MAXPGPATH];
+	char		ewhy[MAXPGPATH + 64];
+	char	   *data;
+	size_t		len;
+
+	if (btjit_template_path != NULL && btjit_template_path[0] != '\0')
+		strlcpy(path, btjit_template_path, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "%s/%s", pkglib_path, BTJIT_TEMPLATE_FILE);
+
+	if (btjit_template.data == NULL || strcmp(path, btjit_template.path) != 0)
+	{
+		data = btjit_read_file(path, &len, ewhy, sizeof(ewhy));
+		if (data == NULL)
+		{
+			snprintf(why, whylen, "could not read template: %s", ewhy);
+			return false;
+		}
+		if (btjit_template.data != NULL)
+		{
+			pfree((char *) btjit_template.data);
+			pfree((char *) btjit_template.path);
+		}
+		btjit_template.path = MemoryContextStrdup(TopMemoryContext, path);
+		btjit_template.data = data;
+		btjit_template.len = len;
+		btjit_template.hash = btjit_hash_bytes(UINT64CONST(0xcbf29ce484222325),
+											   data, len);
+	}
+	*tmpl = &btjit_template;
+	return true;
+}
+
+/* The CPU's identity as the code generator sees it (see the header). */
+static uint64
+btjit_cpu_identity(void)
+{
+	unsigned int regs[4];
+	uint64		h = UINT64CONST(0xcbf29ce484222325);
+	static const unsigned int leaves[][2] = {
+		{0, 0}, {1, 0}, {7, 0}, {0x80000001, 0}};
+
+	if (btjit_cpu_hash != 0)
+		return btjit_cpu_hash;
+	for (int i = 0; i < lengthof(leaves); i++)
+	{
+		memset(regs, 0, sizeof(regs));
+		if (__get_cpuid_count(leaves[i][0], leaves[i][1],
+							  &regs[0], &regs[1], &regs[2], &regs[3]))
+		{
+			/* leaf 1 ebx holds the APIC id of the core we run on: skip it */
+			if (leaves[i][0] == 1)
+				regs[1] = 0;
+			h = btjit_hash_bytes(h, regs, sizeof(regs));
+		}
+	}
+	btjit_cpu_hash = h;
+	return h;
+}
+
+/* The object key of a shape, and the names of its compiled functions. */
+void
+btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
+				   BtjitObjectNames *names)
+{
+	uint64		h = UINT64CONST(0xcbf29ce484222325);
+	uint32		version = PG_VERSION_NUM / 100;
+	uint64		cpu = btjit_cpu_identity();
+
+	h = btjit_hash_bytes(h, shape, sizeof(BtjitShape));
+	h = btjit_hash_bytes(h, &tmpl->hash, sizeof(tmpl->hash));
+	h = btjit_hash_bytes(h, &version, sizeof(version));
+	h = btjit_hash_bytes(h, BTJIT_CODEGEN_ID, strlen(BTJIT_CODEGEN_ID));
+	h = btjit_hash_bytes(h, &cpu, sizeof(cpu));
+	snprintf(names->key, sizeof(names->key), "%016llx", (unsigned long long) h);
+	snprintf(names->search, sizeof(names->search), "btjit_search_%s", names->key);
+	snprintf(names->entry, sizeof(names->entry), "btjit_entry_%s", names->key);
+	snprintf(names->compare, sizeof(names->compare), "btjit_search_%s_cmp", names->key);
+}
+
+static void
+btjit_object_path(const BtjitObjectNames *names, char *path)
+{
+	snprintf(path, MAXPGPATH, "%s/%s/%s.o", DataDir, BTJIT_OBJECT_CACHE_DIR,
+			 names->key);
+}
+
+/*
+ * Link the cached object for names, if there is one, and fill code's entry
+ * points.  Any problem just means compiling afresh.
+ */
+bool
+btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
+{
+	char		path[MAXPGPATH];
+	char		why[MAXPGPATH + 128];
+	char	   *data;
+	size_t		len;
+	const char *want[3];
+	void	   *addr[3];
+	bool		ok;
+
+	btjit_object_path(names, path);
+	if (access(path, R_OK) != 0)
+		return false;
+	data = btjit_read_file(path, &len, why, sizeof(why));
+	if (data == NULL)
+	{
+		ereport(LOG,
+				(errmsg("btree_jit: ignoring cached object: %s", why)));
+		return false;
+	}
+	want[0] = names->search;
+	want[1] = names->entry;
+	want[2] = names->compare;
+	ok = btjit_object_link(data, len, want, addr, 3, why, sizeof(why));
+	pfree(data);
+	if (!ok)
+	{
+		ereport(LOG,
+				(errmsg("btree_jit: ignoring cached object \"%s\": %s", path, why)));
+		return false;
+	}
+	code->fn = (BtjitSearchFn) addr[0];
+	code->entry = (BtjitEntryFn) addr[1];
+	code->cmp_entry = (BtjitCompareEntryFn) addr[2];
+	return true;
+}
+
+/*
+ * Store an object for later backends: write a private temporary file and
+ * rename it into place.  Best effort: a full disk or a full cache only
+ * costs later backends a compile.
+ */
+void
+btjit_object_cache_store(const BtjitObjectNames *names, const char *data,
+						 size_t len)
+{
+	char		dir[MAXPGPATH];
+	char		path[MAXPGPATH];
+	char		tmp[MAXPGPATH + 32];
+	int			fd;
+	bool		ok;
+
+	snprintf(dir, sizeof(dir), "%s/%s", DataDir, BTJIT_OBJECT_CACHE_DIR);
+	if (MakePGDirectory(dir) != 0 && errno != EEXIST)
+		return;
+	if (btjit_object_cache_max_files > 0)
+	{
+		DIR		   *d = AllocateDir(dir);
+		struct dirent *de;
+		int			nfiles = 0;
+
+		while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
+			if (strstr(de->d_name, ".o") != NULL)
+				nfiles++;
+		if (d != NULL)
+			FreeDir(d);
+		if (nfiles >= btjit_object_cache_max_files)
+			return;
+	}
+
+	btjit_object_path(names, path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, MyProcPid);
+	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+		return;
+	ok = (write(fd, data, len) == (ssize_t) len);
+	if (CloseTransientFile(fd) != 0)
+		ok = false;
+	if (!ok || rename(tmp, path) != 0)
+		unlink(tmp);
+}

@@ -759,6 +759,34 @@ class ArmCount:
         self.per_unit = (self.count_n - self.base) / float(n)
 
 
+def write_profile_manifest(jobs, n_of):
+    """--keep-profiles: which kept callgrind part holds which statement, for
+    bench/lib/breakdown.py."""
+    marked = [j for j in jobs if j.marked]
+    if not marked:
+        say("--keep-profiles: only callgrind's one-process-per-arm mode keeps profiles")
+        return
+    stmts = []
+    for j in marked:
+        for k, (w, q) in enumerate(j.items):
+            label = (w.name, q.name)
+            st = [x for x in stmts if (x["workload"], x["query"]) == label]
+            if not st:
+                st = [dict(workload=w.name, query=q.name, unit=w.get("unit", "op"), n=n_of(w), parts={})]
+                stmts.append(st[0])
+            st[0]["parts"][j.arm] = k
+    man = dict(tags={j.arm: j.tag() for j in marked}, statements=stmts, binsrch_range=None)
+    ev = psql("SELECT evidence FROM btree_jit_status()", check=False) if MOD.loaded else ""
+    m = re.search(r"_bt_binsrch=postgres\+0x([0-9a-f]+) size 0x([0-9a-f]+)", ev or "")
+    if m:
+        lo = int(m.group(1), 16)
+        man["binsrch_range"] = [lo, lo + int(m.group(2), 16)]
+    with open(os.path.join(KEEP_PROFILES, "manifest.json"), "w") as f:
+        json.dump(man, f, indent=1)
+    say("profiles kept in %s; where the instructions go: python3 bench/lib/breakdown.py %s"
+        % (KEEP_PROFILES, KEEP_PROFILES))
+
+
 def count_rows(work, jobs, counter, n_of):
     rows = []
     for w in work:
@@ -1367,6 +1395,8 @@ def main(argv):
         stock_names = [w.name for w in counted] if a.stock_arm else [n for n in wl.HEADLINE]
         jobs = run_counts(counted, counter, n_of, a.jobs, stock_names)
         rows += count_rows(counted, jobs, counter, n_of)
+        if KEEP_PROFILES:
+            write_profile_manifest(jobs, n_of)
     t_counts = time.time() - t
 
     t = time.time()

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""bench/lib/breakdown.py - where the instructions of a counted statement go.
+
+    python3 bench/lib/breakdown.py bench/out/profiles-<stamp> [WORKLOAD[/QUERY]...]
+
+Reads the callgrind parts that `bench/run --keep-profiles` kept, and the
+manifest.json the driver wrote beside them (which part holds which
+statement, and its N).  For each statement and arm, per unit:
+
+    cost(function) = (self cost in query(N) - mean of the two query(0)) / N
+
+grouped into what the module replaces or adds, and the largest of the rest:
+
+    page search, server   _bt_binsrch's body, _bt_compare, the btree
+                          comparison procedures it calls (bt*cmp, *_cmp)
+    page search, module   btjit_* and the compiled code (no symbols)
+    FunctionCall2Coll     fmgr trampoline of _bt_compare *and* of
+                          _bt_checkkeys (scan-key tests), shown apart
+    everything else       by function, largest first
+
+"limit" is off / (off - server page search - FunctionCall2Coll's share in
+the page search): the ratio the workload would reach if the page search
+cost nothing at all.  The server is stripped: its static functions appear
+as addresses (e.g. _bt_binsrch at 0x1b7cd0 on 15.18).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+SERVER_SEARCH = re.compile(r"^(_bt_compare|bt(int2|int4|int8|int24|int42|int28|int82|int48|int84|oid|bool|char)cmp|"
+                           r"(date|time|timestamp|timestamptz)_cmp|timestamp_cmp_internal)('\d+)?$")
+MODULE = re.compile(r"^btjit_")
+TOTAL = ("PROGRAM TOTALS", "")
+
+
+def annotate(path):
+    """({(function, object): self Ir}, total Ir) of one callgrind part.
+
+    callgrind_annotate (3.19) lists the frames that were already on the stack
+    when collection began (main, __libc_start_main, ...) with the part's whole
+    cost as "self"; no function's real self cost is the whole part, so those
+    rows are dropped and the total is taken from PROGRAM TOTALS."""
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", path],
+                         capture_output=True, text=True, check=True).stdout
+    costs = {}
+    total = None
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+(\S.*)$", line)
+        if not m or line.lstrip().startswith("=>"):
+            continue
+        ir = int(m.group(1).replace(",", ""))
+        if "PROGRAM TOTALS" in line:
+            total = ir
+            continue
+        if total and ir >= total * 0.999:
+            continue
+        where = m.group(2)
+        # "file:function [object]" or "???:0x... [object]"
+        obj = re.search(r"\[([^\]]*)\]\s*$", where)
+        obj = obj.group(1) if obj else ""
+        fn = re.sub(r"\s*\[[^\]]*\]\s*$", "", where)
+        fn = fn.split(":", 1)[1] if ":" in fn else fn
+        if not obj:
+            continue            # source-line rows of annotated files
+        key = (fn, os.path.basename(obj))
+        costs[key] = costs.get(key, 0) + ir
+    if total is None:
+        raise RuntimeError("%s: no PROGRAM TOTALS in callgrind_annotate's output" % path)
+    costs[TOTAL] = total
+    return costs
+
+
+def category(fn, obj, binsrch):
+    name = fn.split("'")[0]
+    if obj.startswith("postgres"):
+        if binsrch and re.match(r"^0x[0-9a-f]+$", name):
+            a = int(name, 16)
+            if binsrch[0] <= a < binsrch[1]:
+                return "page search, server"
+        if SERVER_SEARCH.match(name):
+            return "page search, server"
+        if name == "FunctionCall2Coll":
+            return "FunctionCall2Coll"
+    if MODULE.match(name) or obj.startswith("btree_jit"):
+        return "page search, module"
+    if obj in ("", "???") or name.startswith("0x") and not obj.startswith(("postgres", "lib", "ld-")):
+        return "page search, module"    # the compiled code: anonymous memory
+    return None
+
+
+def per_unit(parts, n):
+    base_a, full, base_b = parts
+    keys = set(base_a) | set(full) | set(base_b)
+    return {k: (full.get(k, 0) - (base_a.get(k, 0) + base_b.get(k, 0)) / 2.0) / n for k in keys}
+
+
+def main(argv):
+    if not argv:
+        print(__doc__)
+        return 2
+    pdir = argv[0]
+    want = argv[1:]
+    with open(os.path.join(pdir, "manifest.json")) as f:
+        man = json.load(f)
+    binsrch = tuple(man.get("binsrch_range") or ()) or None
+    for st in man["statements"]:
+        label = "%s/%s" % (st["workload"], st["query"])
+        if want and not any(label == w or st["workload"] == w for w in want):
+            continue
+        arms = {}
+        for arm, k in st["parts"].items():
+            parts = [annotate(os.path.join(pdir, "%s.part%d" % (man["tags"][arm], 4 * k + i))) for i in (2, 3, 4)]
+            arms[arm] = per_unit(parts, st["n"])
+        print("\n%s  (per %s, N=%d; self cost; callgrind Ir)" % (label, st["unit"], st["n"]))
+        cols = [a for a in ("stock", "off", "on") if a in arms]
+        groups = {a: {} for a in cols}
+        rest = {a: {} for a in cols}
+        for a in cols:
+            for (fn, obj), v in arms[a].items():
+                if (fn, obj) == TOTAL:
+                    continue
+                c = category(fn, obj, binsrch)
+                if c:
+                    groups[a][c] = groups[a].get(c, 0) + v
+                else:
+                    rest[a]["%s [%s]" % (fn, obj)] = v
+        total = {a: arms[a][TOTAL] for a in cols}
+        print("  %-58s" % "" + "".join("%12s" % a for a in cols))
+        for c in ("page search, server", "page search, module", "FunctionCall2Coll"):
+            print("  %-58s" % c + "".join("%12.0f" % groups[a].get(c, 0) for a in cols))
+        ref = "off" if "off" in cols else cols[0]
+        top = sorted(rest[ref].items(), key=lambda kv: -kv[1])[:12]
+        for name, _ in top:
+            print("  %-58s" % name[:58] + "".join("%12.0f" % rest[a].get(name, 0) for a in cols))
+        shown = {name for name, _ in top}
+        print("  %-58s" % "everything else" + "".join(
+            "%12.0f" % sum(v for k, v in rest[a].items() if k not in shown) for a in cols))
+        print("  %-58s" % "total" + "".join("%12.0f" % total[a] for a in cols))
+        if "off" in cols and "on" in cols:
+            search_off = groups["off"].get("page search, server", 0) + groups["off"].get("page search, module", 0)
+            fc_delta = groups["off"].get("FunctionCall2Coll", 0) - groups["on"].get("FunctionCall2Coll", 0)
+            removable = search_off + max(fc_delta, 0)
+            print("  off/on %.3fx; page search (server + dispatcher + its FunctionCall2Coll) is %.0f of %.0f "
+                  "(%.0f%%) with the JIT off, %.0f with it on; limit if it cost nothing: %.3fx"
+                  % (total["off"] / total["on"], removable, total["off"], 100.0 * removable / total["off"],
+                     groups["on"].get("page search, server", 0) + groups["on"].get("page search, module", 0),
+                     total["off"] / (total["off"] - removable)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

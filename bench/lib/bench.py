@@ -1397,6 +1397,10 @@ def main(argv):
         rows += count_rows(counted, jobs, counter, n_of)
         if KEEP_PROFILES:
             write_profile_manifest(jobs, n_of)
+    if counter != "none":
+        for w in work:
+            if w.kind == "pgbench" and w.getint("count_connections"):
+                rows += count_connections(w, w.getint("count_connections"))
     t_counts = time.time() - t
 
     t = time.time()
@@ -1406,8 +1410,6 @@ def main(argv):
                 # --all: at most 200,000 per round (15 minutes on 2 cores)
                 rows += time_sql_workload(w, a.rounds, a.n_timing, 200000 if a.mode == "all" else None)
             elif w.kind == "pgbench":
-                if counter != "none" and w.getint("count_connections"):
-                    rows += count_connections(w, w.getint("count_connections"))
                 rows += time_pgbench_workload(w, a.rounds, a.pgbench_seconds,
                                               defaults=not (a.rounds_given or a.seconds_given))
             elif w.kind == "latency":

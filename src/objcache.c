@@ -270,8 +270,13 @@ btjit_object_cache_store(const BtjitObjectNames *names, const char *data,
 		int			nfiles = 0;
 
 		while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
-			if (strstr(de->d_name, ".o") != NULL)
+		{
+			size_t		namelen = strlen(de->d_name);
+
+			/* objects only: not the temporary files of other writers */
+			if (namelen > 2 && strcmp(de->d_name + namelen - 2, ".o") == 0)
 				nfiles++;
+		}
 		if (d != NULL)
 			FreeDir(d);
 		if (nfiles >= btjit_object_cache_max_files)

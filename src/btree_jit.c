@@ -106,6 +106,7 @@ _PG_init(void)
 
 	btjit_cache_init();
 	btjit_install_redirect();
+	btjit_objcache_preload();
 }
 
 static void

@@ -208,6 +208,7 @@ typedef struct BtjitObjectNames
 #define BTJIT_PASSES "default<O2>"
 #define BTJIT_CODEGEN_ID "btree_jit 1.0 " BTJIT_PASSES " jit-code-model"
 
+extern void btjit_objcache_preload(void);
 extern bool btjit_template_read(const BtjitTemplate **tmpl, char *why,
 								size_t whylen);
 extern void btjit_object_names(const BtjitShape *shape,

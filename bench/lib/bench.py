@@ -1207,16 +1207,26 @@ def compile_latency(w, rounds):
     keys = ("off1", "off2", "def1", "cold1", "cold2", "warm1", "cm_cold", "cm_warm", "ex_cold", "ex_warm")
     res = {k: [] for k in keys}
     src = {"cold": [], "warm": []}
+    nidx = {"cold": [], "warm": []}
     sigs = []
     on0 = "-c btree_jit.enabled=on -c btree_jit.compile_threshold=0"
     for r in range(rounds):
         tq, tc = 2 * r, 2 * r + 1
         stmt = q.sql.replace("{T}", str(tq))
+        # discarded: the table's first touch in the cluster (relation files,
+        # buffers) would otherwise land in the "off" baseline only
+        timed_queries([stmt], "-c btree_jit.enabled=off")
         off = timed_queries([stmt, stmt], "-c btree_jit.enabled=off")
         res["off1"].append(off[0])
         res["off2"].append(off[1])
         res["def1"].append(timed_queries([stmt], "-c btree_jit.enabled=on")[0])
-        statq = ("SELECT to_jsonb(x) FROM btree_jit_index_stats() x "
+        # with it, how many indexes (catalogs included: threshold 0 applies
+        # to every index) the backend put on JIT code, and how many of those
+        # from the object cache
+        statq = ("SELECT to_jsonb(x) || jsonb_build_object("
+                 "'backend_jit', (SELECT count(*) FROM btree_jit_index_stats() WHERE state = 'jit'), "
+                 "'backend_cached', (SELECT count(*) FROM btree_jit_index_stats() WHERE code_source = 'object cache')) "
+                 "FROM btree_jit_index_stats() x "
                  "WHERE to_jsonb(x)->>'indexrelid' = 'latidx%d';" % tq)
         for phase in ("cold", "warm"):
             lines = [stmt, stmt]
@@ -1233,6 +1243,7 @@ def compile_latency(w, rounds):
                 detail("LATENCY round %d %s latidx%d: %s" % (r, phase, tq, st))
                 if st:
                     res["cm_" + phase].append(num(st.get("compile_ms")))
+                    nidx[phase].append((st.get("backend_jit"), st.get("backend_cached")))
                     src[phase].append(str(st.get("code_source")))
                     if phase == "cold":
                         sigs.append(st.get("signature"))
@@ -1266,12 +1277,20 @@ def compile_latency(w, rounds):
 
     def srcs(phase):
         return "/".join(sorted(set(src[phase]))) or "-"
+
+    def indexes(phase):
+        # e.g. "16 indexes on JIT code (15 from the object cache)"
+        if not nidx[phase]:
+            return ""
+        jit = statistics.median(int(a) for a, _ in nidx[phase])
+        cached = statistics.median(int(b) for _, b in nidx[phase])
+        return "; %g indexes on JIT code (%g from the object cache)" % (jit, cached)
     lat_row("first query, new shape, default threshold", "off1", "def1",
             nt + "; below compile_threshold: stock search expected")
     lat_row("first query, new shape, threshold 0 (cold)", "off1", "cold1",
-            nt + "; includes the compile; code: " + srcs("cold"))
+            nt + "; includes the compile; code: " + srcs("cold") + indexes("cold"))
     lat_row("first query, shape compiled by another backend", "off1", "warm1",
-            nt + "; threshold 0; code: " + srcs("warm"))
+            nt + "; threshold 0; code: " + srcs("warm") + indexes("warm"))
     lat_row("second query, same backend", "off2", "cold2", nt)
     for k in ("cm_cold", "cm_warm", "ex_cold", "ex_warm"):
         bad = [v for v in res[k] if not (v == v) or v < 0 or v > 600000]

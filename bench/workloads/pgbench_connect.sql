@@ -16,7 +16,7 @@
 -- @unit transaction
 -- @pgbench -S -C
 -- @clients 1
--- @rounds 10
+-- @rounds 20
 -- @seconds 2
 -- @expect_jit no
 -- @count_connections 20

@@ -12,7 +12,7 @@
  * backend's own work).  Loaded on demand, like the server's llvmjit.so, it
  * costs nothing to the backends that never compile, which are most short
  * connections (see btree_jit.compile_threshold).  Loading LLVM costs a
- * process about 20 ms (its relocations and constructors), so a backend
+ * process 14-25 ms (its relocations and constructors), so a backend
  * whose shapes are all in the object cache never loads it either: those
  * objects are linked by objload.c.
  *

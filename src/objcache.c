@@ -8,7 +8,7 @@
  * writes it to $PGDATA/btree_jit_cache/<key>.o; later backends read it and
  * link it with objload.c, so a fresh connection pays a file read and a
  * relocation pass (a fraction of a millisecond) instead of loading LLVM
- * (about 20 ms per process) and compiling (about 170 ms).  Nothing here
+ * (14-25 ms per process) and compiling (about 170 ms).  Nothing here
  * links LLVM.
  *
  * The key covers everything the machine code depends on: the shape, the

@@ -4,7 +4,7 @@
  *	  Link a compiled key shape from the object cache without LLVM.
  *
  * A backend that finds its shape in the object cache must not have to map
- * LLVM (about 20 ms of relocations and constructors per process) just to
+ * LLVM (14-25 ms of relocations and constructors per process) just to
  * link a few kilobytes of code.  The objects are ours: LLVM's x86-64 output
  * for one template, large code model, static relocation model.  Their
  * relocations are R_X86_64_64 for every symbol and constant-pool reference

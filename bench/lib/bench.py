@@ -86,6 +86,7 @@ def bindir():
 
 BIN = None
 KEEP_PROFILES = None    # --keep-profiles: where callgrind parts go
+SIMULATE = False        # --simulate: callgrind also simulates caches and branches
 
 
 def as_postgres(cmd):
@@ -465,7 +466,8 @@ def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False):
         # --smc-check=all: the module patches the server's text at start and
         # JIT-compiles code into anonymous memory.  No --trace-children:
         # a single-user backend runs no other program.
-        tool = ["--tool=callgrind", "--cache-sim=no", "--branch-sim=no", "--callgrind-out-file=" + cg]
+        sim = "yes" if SIMULATE else "no"
+        tool = ["--tool=callgrind", "--cache-sim=" + sim, "--branch-sim=" + sim, "--callgrind-out-file=" + cg]
         if marked:
             tool.append("--dump-before=pg_sleep")
         if counter == "valgrind-none":
@@ -1341,6 +1343,9 @@ def parse_args(argv):
     ap.add_argument("--keep-profiles", action="store_true",
                     help="callgrind: keep every profile part under bench/out/profiles-<stamp>/ "
                          "(for callgrind_annotate: where the instructions go)")
+    ap.add_argument("--simulate", action="store_true",
+                    help="callgrind: also simulate caches and branch prediction (about twice as slow); "
+                         "with --keep-profiles, breakdown.py prints misses and mispredictions per unit")
     ap.add_argument("--check-args", action="store_true", help=argparse.SUPPRESS)
     if "--check-args" in argv and any(x in ("-h", "--help", "--list") for x in argv):
         # bench/run's early call: answer, and tell it to stop there
@@ -1371,7 +1376,7 @@ def parse_args(argv):
 
 
 def main(argv):
-    global LOG, BIN, KEEP_PROFILES
+    global LOG, BIN, KEEP_PROFILES, SIMULATE
     a = parse_args(argv)
     if a.check_args:
         return 0
@@ -1383,6 +1388,7 @@ def main(argv):
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     base = os.path.join(OUT_DIR, "bench-%s-%s" % (a.mode, stamp))
     LOG = open(base + ".log", "w")
+    SIMULATE = a.simulate
     if a.keep_profiles:
         KEEP_PROFILES = os.path.join(OUT_DIR, "profiles-%s" % stamp)
         os.makedirs(KEEP_PROFILES, exist_ok=True)

@@ -18,6 +18,10 @@ grouped into what the module replaces or adds, and the largest of the rest:
                           _bt_checkkeys (scan-key tests), shown apart
     everything else       by function, largest first
 
+With `bench/run --simulate --keep-profiles`, also callgrind's simulated
+cache misses and branch mispredictions per unit (a model of a generic CPU,
+not this one's counters).
+
 "limit" is off / (off - server page search - FunctionCall2Coll's share in
 the page search): the ratio the workload would reach if the page search
 cost nothing at all.  The server is stripped: its static functions appear
@@ -72,6 +76,25 @@ def annotate(path):
     return costs
 
 
+def event_totals(path):
+    """{event: total} from a part's header: Ir only, or with --simulate
+    also cache misses (I1mr, D1mr, DLmr, ...) and branches (Bc, Bcm, Bi, Bim)."""
+    names, values = None, None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("events:"):
+                names = line.split()[1:]
+            elif line.startswith(("summary:", "totals:")):
+                values = [int(x) for x in line.split()[1:]]
+                break
+    return dict(zip(names or [], values or []))
+
+
+SIM_EVENTS = (("Bcm", "conditional branches mispredicted"), ("Bim", "indirect branches mispredicted"),
+              ("I1mr", "L1 instruction misses"), ("D1mr", "L1 data read misses"),
+              ("DLmr", "last-level data read misses"))
+
+
 def category(fn, obj, binsrch):
     name = fn.split("'")[0]
     if obj.startswith("postgres"):
@@ -110,9 +133,11 @@ def main(argv):
         if want and not any(label == w or st["workload"] == w for w in want):
             continue
         arms = {}
+        sims = {}
         for arm, k in st["parts"].items():
-            parts = [annotate(os.path.join(pdir, "%s.part%d" % (man["tags"][arm], 4 * k + i))) for i in (2, 3, 4)]
-            arms[arm] = per_unit(parts, st["n"])
+            paths = [os.path.join(pdir, "%s.part%d" % (man["tags"][arm], 4 * k + i)) for i in (2, 3, 4)]
+            arms[arm] = per_unit([annotate(p) for p in paths], st["n"])
+            sims[arm] = per_unit([event_totals(p) for p in paths], st["n"])
         print("\n%s  (per %s, N=%d; self cost; callgrind Ir)" % (label, st["unit"], st["n"]))
         cols = [a for a in ("stock", "off", "on") if a in arms]
         groups = {a: {} for a in cols}
@@ -138,6 +163,10 @@ def main(argv):
         print("  %-58s" % "everything else" + "".join(
             "%12.0f" % sum(v for k, v in rest[a].items() if k not in shown) for a in cols))
         print("  %-58s" % "total" + "".join("%12.0f" % total[a] for a in cols))
+        for ev, what in SIM_EVENTS:
+            if all(ev in sims[a] for a in cols):
+                print("  %-58s" % ("simulated: %s (%s)" % (what, ev))[:58] +
+                      "".join("%12.1f" % sims[a][ev] for a in cols))
         if "off" in cols and "on" in cols:
             search_off = groups["off"].get("page search, server", 0) + groups["off"].get("page search, module", 0)
             fc_delta = groups["off"].get("FunctionCall2Coll", 0) - groups["on"].get("FunctionCall2Coll", 0)

@@ -16,7 +16,12 @@ differing row is printed).  Between two query batches it deletes, vacuums,
 inserts (page splits, unique conflicts) and updates with the module on and
 verify on, then checks every index with amcheck's bt_index_parent_check(
 heapallindexed => true, rootdescend => true), which re-finds every leaf tuple
-by a fresh descent from the root (through the compiled search).  Finally it
+by a fresh descent from the root (through the compiled search; an index of
+one page has no descent, only comparisons).  Before that, a verify sweep
+runs each index's last query once more in verify mode, so that an index
+compiled late in the round (its threshold crossed by its last queries) is
+still searched by its compiled code under verify; a swept query of the
+second batch must also return the rows 'off' did.  Finally it
 checks that the compiled path was really used: every index whose key shape
 the module covers must be in state 'jit' with jit_searches > 0 and
 verified_searches > 0 in btree_jit_index_stats().
@@ -718,8 +723,26 @@ BEGIN
 END $$""")
         self.step('vacuum3', f"VACUUM ANALYZE {t}" if rng.random() < 0.6 else f"ANALYZE {t}")
         self.snap(2)
+        first_late = len(self.queries)
         self.emit_queries(nq - nq // 2)
+        self.late = {q.qid for q in self.queries[first_late:]}
         self.snap(3)
+        # the verify sweep: every index's last query once more, in verify
+        # mode.  An index whose compile threshold was crossed by its last
+        # queries, after the last one in verify mode, still runs its
+        # compiled search under verify; and a query of the second half,
+        # whose data has not changed since, must return what 'off' did.
+        self.sweep = []
+        if not self.args.no_module:
+            for ix in self.indexes:
+                mine = [q for q in self.queries if q.index is ix]
+                if mine:
+                    q = mine[-1]
+                    self.sweep.append(q)
+                    self.script.append('\n'.join([
+                        f"-- sweep of index {ix.name}: query {q.qid} in verify mode",
+                        ';\n'.join(q.settings) + ';',
+                        f"\\echo @@Q {q.qid} sweep", MODES['ver'], q.body()]))
         # amcheck every index, with the module on and verify on
         self.script.append("SET btree_jit.enabled = on; SET btree_jit.verify = on;")
         for ix in self.indexes:
@@ -797,6 +820,8 @@ class Runner:
         self.jit_searches = 0
         self.verified = 0
         self.shapes = set()
+        self.swept = 0
+        self.swept_compared = 0
 
     def fail(self, rnd, what):
         msg = f"round {rnd.rnd} (seed {rnd.seed}): {what}"
@@ -873,6 +898,20 @@ class Runner:
                 self.fail(rnd, f"query {q.qid} ({q.kind}, index {q.index.name} "
                           f"{q.index.shape()}): {bad}\n    query: {q.text()}\n"
                           f"    settings: {'; '.join(q.settings)}\n    {detail}")
+        for q in rnd.sweep:
+            got = qs.get((q.qid, 'sweep'))
+            if got is None:
+                self.fail(rnd, f"the verify sweep of query {q.qid} has no output (script aborted?)")
+            elif any('btree_jit' in x for x in got if x.startswith('@@ERR')):
+                self.fail(rnd, f"the verify sweep of query {q.qid} (index {q.index.name} "
+                          f"{q.index.shape()}) raised {[x for x in got if x.startswith('@@ERR')][0]}\n"
+                          f"    query: {q.text()}")
+            elif q.qid in rnd.late and got != qs.get((q.qid, 'off')):
+                self.fail(rnd, f"the verify sweep of query {q.qid} (index {q.index.name} "
+                          f"{q.index.shape()}) differs from its 'off' run\n    query: {q.text()}")
+            else:
+                self.swept += 1
+                self.swept_compared += q.qid in rnd.late
         # was the compiled path used?
         if not args.no_module:
             try:
@@ -996,7 +1035,8 @@ def main():
     if not args.no_module:
         print("differential: index tree heights (root level: count) "
               + ', '.join(f"{k}: {v}" for k, v in sorted(run.levels.items()))
-              + f"; {run.declined} page searches declined by the compiled code's guards")
+              + f"; {run.declined} page searches declined by the compiled code's guards; "
+              f"verify sweep: {run.swept} queries ({run.swept_compared} compared with 'off')")
     # machine-readable summary for the suite script
     print(f"@@SUMMARY compared={run.compared} failures={len(run.failures)} rounds={run.rounds} "
           f"amchecks={run.amchecks} idx_supported={run.idx_supported - run.idx_pending - run.idx_unused} idx_jit={run.idx_jit} "

@@ -445,6 +445,15 @@ def parse_perf_csv(text):
     return ins, cyc
 
 
+def callgrind_ir(path):
+    """Instructions (Ir, the first event) of a callgrind profile, or None."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    return None
+
+
 def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False):
     """One `postgres --single` run of script text, counted with counter
     ('callgrind', 'perf', 'valgrind-none' or 'native').  Returns a dict:
@@ -501,13 +510,7 @@ def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False):
         paths = [os.path.join(workdir, f) for _, f in files] + [cg]
         parts = []
         for path in paths:
-            v = None
-            with open(path) as f:
-                for line in f:
-                    if line.startswith("totals:") or line.startswith("summary:"):
-                        v = int(line.split()[1])
-                        break
-            parts.append(v)
+            parts.append(callgrind_ir(path))
             if KEEP_PROFILES:
                 shutil.move(path, os.path.join(KEEP_PROFILES, "%s.part%d" % (tag, len(parts))))
             else:
@@ -1148,13 +1151,9 @@ def count_connections(w, n):
                     server.wait(timeout=300)
             counts = []
             for f in sorted(want):
-                with open(os.path.join(work, f)) as fh:
-                    for line in fh:
-                        if line.startswith(("summary:", "totals:")):
-                            v = int(line.split()[1])
-                            if v > 0:
-                                counts.append(v)
-                            break
+                v = callgrind_ir(os.path.join(work, f))
+                if v:
+                    counts.append(v)
             if len(counts) < n:
                 raise BenchError("connection count %s: %d backend profiles, expected %d" % (arm, len(counts), n))
             per[arm] = statistics.median(counts)

@@ -795,6 +795,15 @@ def split_output(out):
     return steps, queries, stats
 
 
+def module_error(lines):
+    """The first error line of a query's output if any error names
+    btree_jit (a verify mismatch, say), else None."""
+    errs = [x for x in lines if x.startswith('@@ERR')]
+    if any('btree_jit' in x for x in errs):
+        return errs[0]
+    return None
+
+
 CRASH_RE = re.compile(r'server closed the connection|connection to server .* lost|'
                       r'terminating connection because of crash|no connection to the server')
 
@@ -881,8 +890,9 @@ class Runner:
             badmode = 'on'
             for m in ('on', 'ver'):
                 badmode = m
-                if any('btree_jit' in x for x in res[m] if x.startswith('@@ERR')):
-                    bad = f"mode {m} raised {[x for x in res[m] if x.startswith('@@ERR')][0]}"
+                err = module_error(res[m])
+                if err:
+                    bad = f"mode {m} raised {err}"
                     break
                 if res[m] != res['off']:
                     bad = (f"mode {m} differs from off: off={res['off'][:4]} "
@@ -902,9 +912,9 @@ class Runner:
             got = qs.get((q.qid, 'sweep'))
             if got is None:
                 self.fail(rnd, f"the verify sweep of query {q.qid} has no output (script aborted?)")
-            elif any('btree_jit' in x for x in got if x.startswith('@@ERR')):
+            elif module_error(got):
                 self.fail(rnd, f"the verify sweep of query {q.qid} (index {q.index.name} "
-                          f"{q.index.shape()}) raised {[x for x in got if x.startswith('@@ERR')][0]}\n"
+                          f"{q.index.shape()}) raised {module_error(got)}\n"
                           f"    query: {q.text()}")
             elif q.qid in rnd.late and got != qs.get((q.qid, 'off')):
                 self.fail(rnd, f"the verify sweep of query {q.qid} (index {q.index.name} "

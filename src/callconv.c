@@ -122,6 +122,7 @@ typedef struct Proof
 	char		violation[256];
 } Proof;
 
+/* Index (R_RAX..R_R15) of the 64-bit register enclosing r, or -1 */
 static int
 gpr_index(ZydisRegister r)
 {
@@ -135,6 +136,7 @@ gpr_index(ZydisRegister r)
 	return -1;
 }
 
+/* An abstract value of the given kind and taint, defined at def */
 static AbsVal
 av_make(uint8_t kind, uint8_t taint, uint64_t def)
 {
@@ -147,6 +149,11 @@ av_make(uint8_t kind, uint8_t taint, uint64_t def)
 	return v;
 }
 
+/*
+ * Merge of two abstract values where paths meet: the kind survives only if
+ * both agree ("not an argument" and "caller's value" win), "must" taint
+ * bits are intersected and "may" bits united.
+ */
 static AbsVal
 av_join(AbsVal a, AbsVal b)
 {
@@ -170,12 +177,18 @@ av_join(AbsVal a, AbsVal b)
 	return r;
 }
 
+/* Are two abstract values the same (for the fixpoint test)? */
 static bool
 av_equal(AbsVal a, AbsVal b)
 {
 	return a.kind == b.kind && a.taint == b.taint && a.off == b.off && a.def == b.def;
 }
 
+/*
+ * The state at the candidate's entry: rdi, rsi, rdx are the three
+ * arguments, rcx/r8/r9 are not arguments, rsp is the entry stack pointer,
+ * everything else holds the caller's values.
+ */
 static void
 flow_entry_state(FlowState *st)
 {
@@ -249,6 +262,10 @@ flow_join(FlowState *dst, const FlowState *src)
 	return changed;
 }
 
+/*
+ * Store v into the stack slot at frame offset off: overlapping slots are
+ * forgotten; a partial-width store keeps only taint, not identity.
+ */
 static void
 slot_write(FlowState *st, int32_t off, int size, AbsVal v)
 {
@@ -273,6 +290,11 @@ slot_write(FlowState *st, int32_t off, int size, AbsVal v)
 	st->nslots++;
 }
 
+/*
+ * Load from the stack slot at frame offset off: an exact 8-byte slot gives
+ * back its value; otherwise an unknown value carrying the taint of every
+ * slot it overlaps.
+ */
 static AbsVal
 slot_read(const FlowState *st, int32_t off, int size, uint64_t def)
 {
@@ -291,6 +313,7 @@ slot_read(const FlowState *st, int32_t off, int size, uint64_t def)
 	return av_make(AV_OTHER, taint, def);
 }
 
+/* Forget every stack slot (a store we cannot place may hit any) */
 static void
 drop_slots(FlowState *st)
 {
@@ -331,6 +354,7 @@ mem_maybe_stack(const FlowState *st, const ZydisDecodedOperand *o)
 	return st->escaped && b >= 0;
 }
 
+/* Record the first reason the proof fails, naming the instruction */
 static void
 proof_violation(Proof *pf, const DecInsn *di, const char *what)
 {
@@ -360,6 +384,10 @@ rip_taint(Proof *pf, uint64_t target)
 	return 0;
 }
 
+/*
+ * Taint of reading general register g; with check, reading a register that
+ * is not an argument (rcx, r8, r9 on entry) is a violation.
+ */
 static uint8_t
 read_reg_taint(Proof *pf, FlowState *st, int g, const DecInsn *di, bool check)
 {
@@ -386,6 +414,7 @@ mem_addr_taint(Proof *pf, FlowState *st, const DecInsn *di, const ZydisDecodedOp
 	return t;
 }
 
+/* Write register g, noting when a stack address escapes */
 static void
 set_reg(FlowState *st, int g, AbsVal v)
 {
@@ -395,6 +424,7 @@ set_reg(FlowState *st, int g, AbsVal v)
 	st->reg[g] = v;
 }
 
+/* Effect of a pop of size bytes: read the slot at rsp, then move rsp */
 static void
 flow_pop(FlowState *st, const DecInsn *di, int size, AbsVal *out)
 {
@@ -718,6 +748,7 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 	}
 }
 
+/* An instruction of the candidate as text ("entry", "several paths") */
 static char *
 insn_text(Proof *pf, uint64_t addr, char *buf, size_t len)
 {

@@ -125,6 +125,7 @@ section_data(const Image *img, const Elf64_Shdr *sh)
 	return img->file + sh->sh_offset;
 }
 
+/* The section header named name, or NULL */
 static const Elf64_Shdr *
 section_by_name(const Image *img, const char *name)
 {
@@ -141,6 +142,7 @@ section_by_name(const Image *img, const char *name)
 	return NULL;
 }
 
+/* The name of a dynamic symbol, "" if its offset is out of bounds */
 static const char *
 sym_name(const Image *img, const Elf64_Sym *sym)
 {
@@ -195,6 +197,7 @@ exported_at(const Image *img, uint64_t vaddr)
  * ----------------------------------------------------------------
  */
 
+/* Read an unsigned LEB128 value at *pp, advancing it; false if cut off */
 static bool
 read_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
@@ -216,6 +219,7 @@ read_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 	return false;
 }
 
+/* Read a signed LEB128 value at *pp, advancing it; false if cut off */
 static bool
 read_sleb(const uint8_t **pp, const uint8_t *end, int64_t *out)
 {
@@ -428,10 +432,7 @@ cie_fde_encoding(const uint8_t *cie, const uint8_t *secend, uint8_t *enc)
 	return true;
 }
 
-/*
- * Parse the FDE at fde (its length field, loaded at fde_vaddr) into an
- * extent.  A small cache keeps CIE encodings, of which there are few.
- */
+/* The FDE pointer encodings of the CIEs seen so far, of which there are few */
 typedef struct CieCache
 {
 	const uint8_t *cie[8];
@@ -439,6 +440,10 @@ typedef struct CieCache
 	int			n;
 } CieCache;
 
+/*
+ * Parse the FDE at fde (its length field, loaded at fde_vaddr) into an
+ * extent, using cc to cache CIE encodings.  *is_cie: the record is a CIE.
+ */
 static bool
 parse_fde(const uint8_t *fde, uint64_t fde_vaddr, const uint8_t *sec,
 		  const uint8_t *secend, CieCache *cc, Fde *out, bool *is_cie)
@@ -496,6 +501,7 @@ parse_fde(const uint8_t *fde, uint64_t fde_vaddr, const uint8_t *sec,
 	return true;
 }
 
+/* qsort order of the FDE table: by start address */
 static int
 fde_cmp(const void *a, const void *b)
 {
@@ -503,6 +509,115 @@ fde_cmp(const void *a, const void *b)
 	const Fde  *y = b;
 
 	return (x->start > y->start) - (x->start < y->start);
+}
+
+/*
+ * Take the FDE table from .eh_frame_hdr's binary search table (section
+ * hdrs) if it has the usual encoding; every entry is checked against the
+ * FDE it points to.  *used is false if the table is not usable, in which
+ * case the caller walks .eh_frame instead.
+ */
+static bool
+fdes_from_hdr(LocCtx *cx, const Elf64_Shdr *ehs, const Elf64_Shdr *hdrs,
+			  const uint8_t *sec, CieCache *cc, bool *used)
+{
+	Image	   *img = &cx->img;
+	const uint8_t *secend = sec + ehs->sh_size;
+	const uint8_t *h = section_data(img, hdrs);
+	const uint8_t *hend = h + hdrs->sh_size;
+	const uint8_t *p = h + 4;
+	uint64_t	ehptr;
+	uint64_t	count;
+	size_t		i;
+
+	*used = false;
+	if (!(h[0] == 1 && h[3] == (DW_EH_PE_datarel | DW_EH_PE_sdata4) &&
+		  read_encoded(&p, hend, h[1], hdrs->sh_addr + (uint64_t) (p - h),
+					   hdrs->sh_addr, &ehptr) &&
+		  read_encoded(&p, hend, h[2], hdrs->sh_addr + (uint64_t) (p - h),
+					   hdrs->sh_addr, &count) &&
+		  ehptr == ehs->sh_addr &&
+		  count <= (uint64_t) (hend - p) / 8))
+		return true;
+
+	*used = true;
+	img->fde = malloc(sizeof(Fde) * (count ? count : 1));
+	if (img->fde == NULL)
+		return loc_fail(cx, "out of memory");
+	for (i = 0; i < count; i++)
+	{
+		int32_t		loc;
+		int32_t		fdeoff;
+		uint64_t	fde_vaddr;
+		bool		is_cie;
+		Fde			f;
+
+		memcpy(&loc, p + 8 * i, 4);
+		memcpy(&fdeoff, p + 8 * i + 4, 4);
+		fde_vaddr = hdrs->sh_addr + (int64_t) fdeoff;
+		if (fde_vaddr < ehs->sh_addr || fde_vaddr - ehs->sh_addr >= ehs->sh_size)
+			return loc_fail(cx, ".eh_frame_hdr entry %zu points outside .eh_frame", i);
+		if (!parse_fde(sec + (fde_vaddr - ehs->sh_addr), fde_vaddr, sec, secend,
+					   cc, &f, &is_cie) || is_cie)
+			return loc_fail(cx, "cannot parse the FDE at %#llx",
+							(unsigned long long) fde_vaddr);
+		if (f.start != hdrs->sh_addr + (int64_t) loc)
+			return loc_fail(cx, ".eh_frame_hdr and the FDE at %#llx disagree",
+							(unsigned long long) fde_vaddr);
+		if (i > 0 && f.start < img->fde[i - 1].start)
+			return loc_fail(cx, ".eh_frame_hdr table is not sorted");
+		img->fde[i] = f;
+	}
+	img->nfde = count;
+	img->fde_from_hdr = true;
+	return true;
+}
+
+/* Build the FDE table by walking every record of .eh_frame, then sort it */
+static bool
+fdes_from_walk(LocCtx *cx, const Elf64_Shdr *ehs, const uint8_t *sec, CieCache *cc)
+{
+	Image	   *img = &cx->img;
+	const uint8_t *secend = sec + ehs->sh_size;
+	const uint8_t *p = sec;
+	size_t		cap = 1024;
+
+	img->fde = malloc(sizeof(Fde) * cap);
+	if (img->fde == NULL)
+		return loc_fail(cx, "out of memory");
+	while (secend - p >= 4)
+	{
+		uint32_t	len32;
+		bool		is_cie;
+		Fde			f;
+
+		memcpy(&len32, p, 4);
+		if (len32 == 0)
+			break;
+		if (len32 == 0xffffffff || len32 > (uint64_t) (secend - p) - 4)
+			return loc_fail(cx, "malformed .eh_frame record at offset %#zx",
+							(size_t) (p - sec));
+		if (!parse_fde(p, ehs->sh_addr + (uint64_t) (p - sec), sec, secend,
+					   cc, &f, &is_cie))
+			return loc_fail(cx, "cannot parse .eh_frame record at offset %#zx",
+							(size_t) (p - sec));
+		if (!is_cie && f.end > f.start)
+		{
+			if (img->nfde == cap)
+			{
+				Fde		   *n = realloc(img->fde, sizeof(Fde) * cap * 2);
+
+				if (n == NULL)
+					return loc_fail(cx, "out of memory");
+				img->fde = n;
+				cap *= 2;
+			}
+			img->fde[img->nfde++] = f;
+		}
+		p += 4 + len32;
+	}
+	qsort(img->fde, img->nfde, sizeof(Fde), fde_cmp);
+	return true;
 }
 
 /*
@@ -516,109 +631,25 @@ load_fdes(LocCtx *cx)
 	const Elf64_Shdr *ehs = section_by_name(img, ".eh_frame");
 	const Elf64_Shdr *hdrs = section_by_name(img, ".eh_frame_hdr");
 	const uint8_t *sec;
-	const uint8_t *secend;
 	CieCache	cc;
-	size_t		cap;
 
 	memset(&cc, 0, sizeof(cc));
 	if (ehs == NULL || (sec = section_data(img, ehs)) == NULL)
 		return loc_fail(cx, "%s has no .eh_frame section: cannot find function extents",
 						img->path);
-	secend = sec + ehs->sh_size;
 
 	if (hdrs != NULL && section_data(img, hdrs) != NULL && hdrs->sh_size >= 12)
 	{
-		const uint8_t *h = section_data(img, hdrs);
-		const uint8_t *hend = h + hdrs->sh_size;
-		const uint8_t *p = h + 4;
-		uint64_t	ehptr;
-		uint64_t	count;
+		bool		used;
 
-		if (h[0] == 1 && h[3] == (DW_EH_PE_datarel | DW_EH_PE_sdata4) &&
-			read_encoded(&p, hend, h[1], hdrs->sh_addr + (uint64_t) (p - h),
-						 hdrs->sh_addr, &ehptr) &&
-			read_encoded(&p, hend, h[2], hdrs->sh_addr + (uint64_t) (p - h),
-						 hdrs->sh_addr, &count) &&
-			ehptr == ehs->sh_addr &&
-			count <= (uint64_t) (hend - p) / 8)
-		{
-			size_t		i;
-
-			img->fde = malloc(sizeof(Fde) * (count ? count : 1));
-			if (img->fde == NULL)
-				return loc_fail(cx, "out of memory");
-			for (i = 0; i < count; i++)
-			{
-				int32_t		loc;
-				int32_t		fdeoff;
-				uint64_t	fde_vaddr;
-				bool		is_cie;
-				Fde			f;
-
-				memcpy(&loc, p + 8 * i, 4);
-				memcpy(&fdeoff, p + 8 * i + 4, 4);
-				fde_vaddr = hdrs->sh_addr + (int64_t) fdeoff;
-				if (fde_vaddr < ehs->sh_addr || fde_vaddr - ehs->sh_addr >= ehs->sh_size)
-					return loc_fail(cx, ".eh_frame_hdr entry %zu points outside .eh_frame", i);
-				if (!parse_fde(sec + (fde_vaddr - ehs->sh_addr), fde_vaddr, sec, secend,
-							   &cc, &f, &is_cie) || is_cie)
-					return loc_fail(cx, "cannot parse the FDE at %#llx",
-									(unsigned long long) fde_vaddr);
-				if (f.start != hdrs->sh_addr + (int64_t) loc)
-					return loc_fail(cx, ".eh_frame_hdr and the FDE at %#llx disagree",
-									(unsigned long long) fde_vaddr);
-				if (i > 0 && f.start < img->fde[i - 1].start)
-					return loc_fail(cx, ".eh_frame_hdr table is not sorted");
-				img->fde[i] = f;
-			}
-			img->nfde = count;
-			img->fde_from_hdr = true;
+		if (!fdes_from_hdr(cx, ehs, hdrs, sec, &cc, &used))
+			return false;
+		if (used)
 			return true;
-		}
 	}
 
 	/* No usable search table: walk .eh_frame. */
-	cap = 1024;
-	img->fde = malloc(sizeof(Fde) * cap);
-	if (img->fde == NULL)
-		return loc_fail(cx, "out of memory");
-	{
-		const uint8_t *p = sec;
-
-		while (secend - p >= 4)
-		{
-			uint32_t	len32;
-			bool		is_cie;
-			Fde			f;
-
-			memcpy(&len32, p, 4);
-			if (len32 == 0)
-				break;
-			if (len32 == 0xffffffff || len32 > (uint64_t) (secend - p) - 4)
-				return loc_fail(cx, "malformed .eh_frame record at offset %#zx",
-								(size_t) (p - sec));
-			if (!parse_fde(p, ehs->sh_addr + (uint64_t) (p - sec), sec, secend,
-						   &cc, &f, &is_cie))
-				return loc_fail(cx, "cannot parse .eh_frame record at offset %#zx",
-								(size_t) (p - sec));
-			if (!is_cie && f.end > f.start)
-			{
-				if (img->nfde == cap)
-				{
-					Fde		   *n = realloc(img->fde, sizeof(Fde) * cap * 2);
-
-					if (n == NULL)
-						return loc_fail(cx, "out of memory");
-					img->fde = n;
-					cap *= 2;
-				}
-				img->fde[img->nfde++] = f;
-			}
-			p += 4 + len32;
-		}
-	}
-	qsort(img->fde, img->nfde, sizeof(Fde), fde_cmp);
-	return true;
+	return fdes_from_walk(cx, ehs, sec, &cc);
 }
 
 /* Index of the last FDE starting at or before vaddr, or -1 */

@@ -584,6 +584,7 @@ done:
 	return ok;
 }
 
+/* Start a locate call: empty context and result, the decoder set up */
 static void
 ctx_init(LocCtx *cx, BtjitLocateFault fault, BtjitLocation *loc, char *why, size_t whylen)
 {
@@ -608,6 +609,7 @@ typedef struct MainInfo
 	const char *name;
 } MainInfo;
 
+/* dl_iterate_phdr callback: record the first entry, the main program */
 static int
 main_program_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -622,6 +624,11 @@ main_program_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;					/* stop after the first */
 }
 
+/*
+ * Find _bt_binsrch in the running program (see binpatch.h).  The binary is
+ * read through /proc/self/exe; its load bias comes from dl_iterate_phdr,
+ * cross-checked with the auxiliary vector and the program headers.
+ */
 bool
 btjit_locate_binsrch(BtjitLocateFault fault, BtjitLocation *loc,
 					 char *why, size_t whylen)
@@ -664,6 +671,7 @@ done:
 	return ok;
 }
 
+/* The same analysis on a binary the caller has mapped (see binpatch.h) */
 bool
 btjit_locate_binsrch_at(const char *path, uintptr_t load_bias,
 						BtjitLocateFault fault, BtjitLocation *loc,

@@ -28,6 +28,130 @@
  */
 
 /*
+ * One SHT_RELA section (section index i, contents d): count relocations
+ * that store cand's address, and collect the GOT slots of BufferBlocks and
+ * LocalBufferBlockPointers.
+ */
+static bool
+scan_rela(LocCtx *cx, int i, const Elf64_Shdr *sh, const uint8_t *d, uint64_t cand,
+		  int *ntaken, size_t *nrelocs)
+{
+	Image	   *img = &cx->img;
+	size_t		n = sh->sh_size / sizeof(Elf64_Rela);
+	size_t		k;
+
+	if (sh->sh_entsize != sizeof(Elf64_Rela))
+		return loc_fail(cx, "relocation section %d has an unexpected entry size", i);
+	for (k = 0; k < n; k++)
+	{
+		Elf64_Rela	r;
+		uint32_t	type;
+		size_t		sym;
+
+		memcpy(&r, d + k * sizeof(r), sizeof(r));
+		type = (uint32_t) ELF64_R_TYPE(r.r_info);
+		sym = ELF64_R_SYM(r.r_info);
+		(*nrelocs)++;
+		if (type == R_X86_64_RELATIVE || type == R_X86_64_IRELATIVE)
+		{
+			if (cand != 0 && (uint64_t) r.r_addend == cand)
+				(*ntaken)++;
+			continue;
+		}
+		if (sym == 0 || sym >= img->ndynsym)
+			continue;
+		if ((type == R_X86_64_GLOB_DAT || type == R_X86_64_64) && r.r_addend == 0)
+		{
+			if (sym == cx->bufblocks_symidx && cx->nbb_refs < 4)
+				cx->bb_refs[cx->nbb_refs++] = r.r_offset;
+			if (sym == cx->localbufptrs_symidx && cx->nlbp_refs < 4)
+				cx->lbp_refs[cx->nlbp_refs++] = r.r_offset;
+		}
+		if (cand != 0 && img->dynsym[sym].st_shndx != SHN_UNDEF &&
+			img->dynsym[sym].st_value + (uint64_t) r.r_addend == cand)
+			(*ntaken)++;
+	}
+	return true;
+}
+
+/*
+ * One SHT_RELR section: relative relocations, addends stored in place.
+ * Count those whose stored value is cand.
+ */
+static void
+scan_relr(const Image *img, const Elf64_Shdr *sh, const uint8_t *d, uint64_t cand,
+		  int *ntaken, size_t *nrelocs)
+{
+	size_t		n = sh->sh_size / 8;
+	size_t		k;
+	uint64_t	where = 0;
+
+	for (k = 0; k < n; k++)
+	{
+		uint64_t	e;
+
+		memcpy(&e, d + 8 * k, 8);
+		if ((e & 1) == 0)
+		{
+			const uint8_t *v = file_at(img, e, 8);
+
+			(*nrelocs)++;
+			if (cand != 0 && v != NULL && memcmp(v, &cand, 8) == 0)
+				(*ntaken)++;
+			where = e + 8;
+		}
+		else
+		{
+			int			bit;
+
+			for (bit = 1; bit < 64; bit++)
+			{
+				if (e & ((uint64_t) 1 << bit))
+				{
+					const uint8_t *v = file_at(img, where + 8 * (bit - 1), 8);
+
+					(*nrelocs)++;
+					if (cand != 0 && v != NULL && memcmp(v, &cand, 8) == 0)
+						(*ntaken)++;
+				}
+			}
+			where += 63 * 8;
+		}
+	}
+}
+
+/*
+ * A non-PIE binary stores absolute addresses without relocations: count
+ * every aligned 8-byte value equal to cand in the non-executable segments.
+ */
+static void
+scan_absolute(const Image *img, uint64_t cand, int *ntaken)
+{
+	int			i;
+
+	for (i = 0; i < img->nseg; i++)
+	{
+		const Seg  *s = &img->seg[i];
+		const uint8_t *d;
+		uint64_t	k;
+
+		if (s->flags & PF_X)
+			continue;
+		d = file_at(img, s->vaddr, s->filesz);
+		if (d == NULL)
+			continue;
+		for (k = 0; k + 8 <= s->filesz; k += 4)
+		{
+			uint64_t	v;
+
+			memcpy(&v, d + k, 8);
+			if (v == cand)
+				(*ntaken)++;
+		}
+	}
+}
+
+/*
  * Look at every relocation.  Collect GOT slots of BufferBlocks and
  * LocalBufferBlockPointers (for the proof, should code reach them through
  * the GOT), and count relocations that would store the candidate's address
@@ -55,107 +179,15 @@ scan_relocs(LocCtx *cx, uint64_t cand, int *ntaken, size_t *nrelocs)
 			return loc_fail(cx, "%s has REL relocations, which x86-64 does not use", img->path);
 		if (sh->sh_type == SHT_RELA)
 		{
-			size_t		n = sh->sh_size / sizeof(Elf64_Rela);
-			size_t		k;
-
-			if (sh->sh_entsize != sizeof(Elf64_Rela))
-				return loc_fail(cx, "relocation section %d has an unexpected entry size", i);
-			for (k = 0; k < n; k++)
-			{
-				Elf64_Rela r;
-				uint32_t	type;
-				size_t		sym;
-
-				memcpy(&r, d + k * sizeof(r), sizeof(r));
-				type = (uint32_t) ELF64_R_TYPE(r.r_info);
-				sym = ELF64_R_SYM(r.r_info);
-				(*nrelocs)++;
-				if (type == R_X86_64_RELATIVE || type == R_X86_64_IRELATIVE)
-				{
-					if (cand != 0 && (uint64_t) r.r_addend == cand)
-						(*ntaken)++;
-					continue;
-				}
-				if (sym == 0 || sym >= img->ndynsym)
-					continue;
-				if ((type == R_X86_64_GLOB_DAT || type == R_X86_64_64) && r.r_addend == 0)
-				{
-					if (sym == cx->bufblocks_symidx && cx->nbb_refs < 4)
-						cx->bb_refs[cx->nbb_refs++] = r.r_offset;
-					if (sym == cx->localbufptrs_symidx && cx->nlbp_refs < 4)
-						cx->lbp_refs[cx->nlbp_refs++] = r.r_offset;
-				}
-				if (cand != 0 && img->dynsym[sym].st_shndx != SHN_UNDEF &&
-					img->dynsym[sym].st_value + (uint64_t) r.r_addend == cand)
-					(*ntaken)++;
-			}
+			if (!scan_rela(cx, i, sh, d, cand, ntaken, nrelocs))
+				return false;
 		}
 		else
-		{
-			/* SHT_RELR: relative relocations, addends stored in place */
-			size_t		n = sh->sh_size / 8;
-			size_t		k;
-			uint64_t	where = 0;
-
-			for (k = 0; k < n; k++)
-			{
-				uint64_t	e;
-
-				memcpy(&e, d + 8 * k, 8);
-				if ((e & 1) == 0)
-				{
-					const uint8_t *v = file_at(img, e, 8);
-
-					(*nrelocs)++;
-					if (cand != 0 && v != NULL && memcmp(v, &cand, 8) == 0)
-						(*ntaken)++;
-					where = e + 8;
-				}
-				else
-				{
-					int			bit;
-
-					for (bit = 1; bit < 64; bit++)
-					{
-						if (e & ((uint64_t) 1 << bit))
-						{
-							const uint8_t *v = file_at(img, where + 8 * (bit - 1), 8);
-
-							(*nrelocs)++;
-							if (cand != 0 && v != NULL && memcmp(v, &cand, 8) == 0)
-								(*ntaken)++;
-						}
-					}
-					where += 63 * 8;
-				}
-			}
-		}
+			scan_relr(img, sh, d, cand, ntaken, nrelocs);
 	}
 
-	/* A non-PIE binary stores absolute addresses without relocations. */
 	if (cand != 0 && img->eh->e_type == ET_EXEC)
-	{
-		for (i = 0; i < img->nseg; i++)
-		{
-			const Seg  *s = &img->seg[i];
-			const uint8_t *d;
-			uint64_t	k;
-
-			if (s->flags & PF_X)
-				continue;
-			d = file_at(img, s->vaddr, s->filesz);
-			if (d == NULL)
-				continue;
-			for (k = 0; k + 8 <= s->filesz; k += 4)
-			{
-				uint64_t	v;
-
-				memcpy(&v, d + k, 8);
-				if (v == cand)
-					(*ntaken)++;
-			}
-		}
-	}
+		scan_absolute(img, cand, ntaken);
 	return true;
 }
 

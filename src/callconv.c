@@ -970,9 +970,6 @@ done:
 static bool
 proof_fixpoint(Proof *pf, Blocks *bl)
 {
-	LocCtx	   *cx = pf->cx;
-	uint64_t	start = pf->start;
-	uint64_t	end = pf->end;
 	FlowState  *in;
 	int		   *work;
 	bool	   *queued;
@@ -985,7 +982,7 @@ proof_fixpoint(Proof *pf, Blocks *bl)
 	queued = calloc(bl->nblocks, sizeof(bool));
 	if (in == NULL || work == NULL || queued == NULL)
 	{
-		loc_fail(cx, "out of memory");
+		loc_fail(pf->cx, "out of memory");
 		goto done;
 	}
 
@@ -1006,7 +1003,7 @@ proof_fixpoint(Proof *pf, Blocks *bl)
 		queued[b] = false;
 		if (++visits > 100 * bl->nblocks + 1000)
 		{
-			loc_fail(cx, "data-flow analysis of the candidate does not converge");
+			loc_fail(pf->cx, "data-flow analysis of the candidate does not converge");
 			goto done;
 		}
 		for (i = bl->bstart[b]; i <= last; i++)
@@ -1014,8 +1011,8 @@ proof_fixpoint(Proof *pf, Blocks *bl)
 		di = &pf->insn[last];
 		if (di->zi.meta.category == ZYDIS_CATEGORY_COND_BR || di->zi.mnemonic == ZYDIS_MNEMONIC_JMP)
 		{
-			if (di->target >= start && di->target < end)
-				succ[nsucc++] = bl->block_of[pf->idx_of[di->target - start]];
+			if (di->target >= pf->start && di->target < pf->end)
+				succ[nsucc++] = bl->block_of[pf->idx_of[di->target - pf->start]];
 			if (di->zi.mnemonic != ZYDIS_MNEMONIC_JMP && last + 1 < pf->ninsn)
 				succ[nsucc++] = bl->block_of[last + 1];
 		}

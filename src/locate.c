@@ -186,9 +186,7 @@ scan_group(LocCtx *cx, Group *g, uint64_t entry, const char *name)
 			ZydisDecodedInstruction zi;
 			uint64_t	t;
 
-			if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&cx->dec, NULL,
-															code + (addr - start),
-															end - addr, &zi)))
+			if (!x86_decode(&cx->dec, code + (addr - start), end - addr, &zi))
 			{
 				/* a cut-off last instruction is expected when truncating */
 				if (cx->fault == BTJIT_LOCATE_FAULT_TRUNCATED)
@@ -246,9 +244,7 @@ body_calls(LocCtx *cx, uint64_t start, uint64_t end, uint64_t target)
 		ZydisDecodedInstruction zi;
 		uint64_t	t;
 
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&cx->dec, NULL,
-														code + (addr - start),
-														end - addr, &zi)))
+		if (!x86_decode(&cx->dec, code + (addr - start), end - addr, &zi))
 			return false;
 		if (zi.mnemonic == ZYDIS_MNEMONIC_CALL && x86_rel_target(&zi, addr, &t) && t == target)
 			return true;

@@ -496,8 +496,7 @@ check_no_branch_into_patch(DetourPlan *p)
 		ZydisDecodedInstruction zi;
 		uint64_t	dest;
 
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&p->dec, NULL, p->t + off,
-														p->target_size - off, &zi)))
+		if (!x86_decode(&p->dec, p->t + off, p->target_size - off, &zi))
 			return rd_fail(p->why, p->whylen, "%s: cannot decode the body at +%#zx", p->where, off);
 		if (x86_rel_target(&zi, ta + off, &dest))
 		{

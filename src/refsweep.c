@@ -260,8 +260,7 @@ confirm_hit(LocCtx *cx, uint64_t h, uint64_t cand, uint64_t *site)
 		uint64_t	t;
 		uint64_t	rel = h - addr;
 
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&cx->dec, NULL, code + (addr - start),
-														end - addr, &zi)))
+		if (!x86_decode(&cx->dec, code + (addr - start), end - addr, &zi))
 		{
 			if (in_fde)
 				return REF_DOUBT;

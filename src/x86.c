@@ -32,6 +32,17 @@ x86_decoder_init(ZydisDecoder *dec, ZydisFormatter *fmt)
 }
 
 /*
+ * Decode the instruction at code (at most len bytes), without operands:
+ * enough for its length, mnemonic and raw fields.  False if undecodable.
+ */
+bool
+x86_decode(const ZydisDecoder *dec, const uint8_t *code, size_t len,
+		   ZydisDecodedInstruction *zi)
+{
+	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, code, len, zi));
+}
+
+/*
  * Format a decoded instruction at runtime address addr as text, for
  * messages and the status row.  Returns false if Zydis cannot.
  */

@@ -36,6 +36,8 @@
 #define X86_JMP_REL32_LEN	5	/* e9 + rel32 */
 
 extern BTJIT_HIDDEN bool x86_decoder_init(ZydisDecoder *dec, ZydisFormatter *fmt);
+extern BTJIT_HIDDEN bool x86_decode(const ZydisDecoder *dec, const uint8_t *code, size_t len,
+									ZydisDecodedInstruction *zi);
 extern BTJIT_HIDDEN bool x86_format(const ZydisFormatter *fmt,
 									const ZydisDecodedInstruction *zi,
 									const ZydisDecodedOperand *op,

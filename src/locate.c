@@ -397,9 +397,10 @@ find_candidate(LocCtx *cx, Ident *id)
 }
 
 /*
- * Step 4: the relocations (which also give the GOT slots the proof may
- * need), then the calling-convention proof; a candidate whose address is
- * stored anywhere is refused, since calls through pointers would be missed.
+ * Step 4, with the relocations of step 5: scan the relocations first (they
+ * also give the GOT slots the proof may need), then prove the calling
+ * convention; a candidate whose address a relocation stores is refused,
+ * since calls through pointers would be missed.
  */
 static bool
 check_candidate(LocCtx *cx, Ident *id)
@@ -483,7 +484,7 @@ check_references(LocCtx *cx, Ident *id)
 	return true;
 }
 
-/* Step 6: fill in the result, in runtime addresses */
+/* The result, in runtime addresses */
 static void
 fill_location(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 {

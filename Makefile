@@ -9,7 +9,11 @@ MODULE_big = btree_jit
 OBJS = \
 	src/btree_jit.o \
 	src/locate.o \
+	src/elf_image.o \
+	src/callconv.o \
+	src/refsweep.o \
 	src/redirect.o \
+	src/x86.o \
 	src/dispatch.o \
 	src/keyshape.o \
 	src/jitcache.o \
@@ -85,19 +89,24 @@ uninstall-templates:
 	rm -rf '$(DESTDIR)$(pkglibdir)/btree_jit'
 	rm -f '$(DESTDIR)$(pkglibdir)/$(COMPILER_LIB)'
 
-# Unit tests of locate.c/redirect.c outside PostgreSQL, with miniature
-# servers for the locator built in the code shapes it must handle (and
-# some it must refuse); see test/patcher/fake_server.c.
+# Unit tests of the locator and redirect.c outside PostgreSQL, with
+# miniature servers for the locator built in the code shapes it must handle
+# (and some it must refuse); see test/patcher/fake_server.c.
 PATCHER_FAKES = test/patcher/fake_fp test/patcher/fake_nofp_cet \
 	test/patcher/fake_endbr test/patcher/fake_swapped \
 	test/patcher/fake_addr_taken test/patcher/fake_extra_caller
 
-test/patcher/test_patcher: test/patcher/test_patcher.c src/redirect.c src/locate.c src/binpatch.h $(PATCHER_FAKES)
-	$(CC) -O1 -g -Wall -I$(srcdir)/src -o $@ test/patcher/test_patcher.c src/redirect.c src/locate.c -lZydis
+# The binary-analysis sources the patcher tests link (no PostgreSQL).
+PATCHER_SRCS = src/locate.c src/elf_image.c src/callconv.c src/refsweep.c \
+	src/redirect.c src/x86.c
+PATCHER_HDRS = src/binpatch.h src/locate_int.h src/x86.h
 
-PATCHER_FAKE_SRC = test/patcher/fake_server.c src/redirect.c src/locate.c src/binpatch.h
+test/patcher/test_patcher: test/patcher/test_patcher.c $(PATCHER_SRCS) $(PATCHER_HDRS) $(PATCHER_FAKES)
+	$(CC) -O1 -g -Wall -I$(srcdir)/src -o $@ test/patcher/test_patcher.c $(PATCHER_SRCS) -lZydis
+
+PATCHER_FAKE_SRC = test/patcher/fake_server.c $(PATCHER_SRCS) $(PATCHER_HDRS)
 PATCHER_FAKE_CC = $(CC) -O2 -g -Wall -rdynamic -I$(srcdir)/src -o $@ \
-	test/patcher/fake_server.c src/redirect.c src/locate.c -lZydis
+	test/patcher/fake_server.c $(PATCHER_SRCS) -lZydis
 
 test/patcher/fake_fp: $(PATCHER_FAKE_SRC)
 	$(PATCHER_FAKE_CC) -fno-omit-frame-pointer -fcf-protection=none

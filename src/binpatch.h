@@ -4,9 +4,10 @@
  *	  Finding _bt_binsrch in the running, stripped server binary and
  *	  redirecting it to the dispatcher.
  *
- * Nothing here depends on PostgreSQL headers: locate.c and redirect.c are
- * plain C over ELF and Zydis, so that test/patcher can exercise them outside
- * a server.  Failures are reported as text in a caller-supplied buffer; the
+ * Nothing here depends on PostgreSQL headers: the locator (locate.c,
+ * elf_image.c, callconv.c, refsweep.c; private header locate_int.h) and
+ * redirect.c, with their shared x86.c, are plain C over ELF and Zydis, so
+ * that test/patcher can exercise them outside a server.  Failures are reported as text in a caller-supplied buffer; the
  * caller (btree_jit.c) turns that into a LOG line and the status row.
  *
  *-------------------------------------------------------------------------

@@ -45,15 +45,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <Zydis/Zydis.h>
-
 #include "binpatch.h"
+#include "x86.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define JMP_REL32_LEN		5
+#define JMP_REL32_LEN		X86_JMP_REL32_LEN
 #define TRAMPOLINE_OFFSET	16	/* thunk first, trampoline after it */
 #define MAX_DISPLACED		8	/* instructions */
 #define MAX_TARGET_SIZE		(1024 * 1024)
@@ -84,6 +83,7 @@ typedef struct Displaced
 	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
 } Displaced;
 
+/* Put the reason for a failure into why[] and return false */
 #ifdef __GNUC__
 __attribute__((format(printf, 3, 4)))
 #endif
@@ -105,6 +105,10 @@ rd_fail(char *why, size_t whylen, const char *fmt,...)
  * ----------------------------------------------------------------
  */
 
+/*
+ * Read /proc/self/maps into ml (an array the caller frees): each mapping
+ * with its protection, file offset and path.  False if unreadable or empty.
+ */
 static bool
 maps_read(MapList *ml)
 {
@@ -197,6 +201,7 @@ maps_read(MapList *ml)
 	return ml->n > 0;
 }
 
+/* The mapping containing addr, or NULL */
 static const MapEntry *
 maps_find(const MapList *ml, uintptr_t addr)
 {
@@ -322,6 +327,7 @@ typedef struct StubCand
 	uint64_t	rank;			/* lower is better */
 } StubCand;
 
+/* qsort order of stub page candidates: best rank first */
 static int
 stubcand_cmp(const void *a, const void *b)
 {
@@ -395,117 +401,58 @@ alloc_near(const MapList *ml, uintptr_t near, uintptr_t lo, uintptr_t hi, size_t
  * ----------------------------------------------------------------
  */
 
-static bool
-is_riprel(const ZydisDecodedInstruction *zi)
-{
-	return (zi->attributes & ZYDIS_ATTRIB_HAS_MODRM) &&
-		zi->raw.modrm.mod == 0 && zi->raw.modrm.rm == 5;
-}
-
-static bool
-rel_imm(const ZydisDecodedInstruction *zi, int *k)
-{
-	int			i;
-
-	for (i = 0; i < 2; i++)
-		if (zi->raw.imm[i].size != 0 && zi->raw.imm[i].is_relative)
-		{
-			*k = i;
-			return true;
-		}
-	return false;
-}
-
-static bool
-fits_rel32(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-bool
-btjit_detour_install(void *target, size_t target_size, void *replacement,
-					 BtjitDetour *d, char *why, size_t whylen)
+/* One detour being planned: the target and what will be displaced */
+typedef struct DetourPlan
 {
 	ZydisDecoder dec;
 	ZydisFormatter fmt;
-	const uint8_t *t = target;
-	uintptr_t	ta = (uintptr_t) target;
+	const uint8_t *t;			/* the target's code */
+	uintptr_t	ta;				/* its address */
+	size_t		target_size;
+	char		where[96];		/* its name, for messages */
 	Displaced	dis[MAX_DISPLACED];
-	int			ndis = 0;
-	size_t		patch_offset = 0;
-	size_t		disp_len = 0;
-	size_t		off;
-	MapList		ml = {NULL, 0};
-	const MapEntry *tm;
-	size_t		ps = (size_t) sysconf(_SC_PAGESIZE);
-	uintptr_t	anchor_lo;
-	uintptr_t	anchor_hi;
-	uintptr_t	lo;
-	uintptr_t	hi;
-	uint8_t    *stub = NULL;
-	size_t		pos;
-	uint8_t		patch[JMP_REL32_LEN];
-	int64_t		rel;
-	bool		ok = false;
-	char		where[96];
+	int			ndis;
+	size_t		patch_offset;	/* bytes kept before the jump (endbr64) */
+	size_t		disp_len;		/* bytes displaced */
+	char	   *why;
+	size_t		whylen;
+} DetourPlan;
+
+/*
+ * Step 1: choose the instructions to displace, whole instructions covering
+ * at least JMP_REL32_LEN bytes.  An endbr64 stays where it is: indirect
+ * calls land on it under CET, and it needs no relocation.  Each displaced
+ * instruction must be movable: no EIP-relative operand, and a relative
+ * branch only if it is a call rel32 or a jmp rel32/rel8.
+ */
+static bool
+choose_displaced(DetourPlan *p)
+{
+	size_t		off = 0;
 	char		text[400];
-	int			i;
 
-	memset(d, 0, sizeof(*d));
-	if (why && whylen)
-		why[0] = '\0';
-	if (target == NULL || replacement == NULL)
-		return rd_fail(why, whylen, "no target or no replacement");
-	if (target_size < JMP_REL32_LEN || target_size > MAX_TARGET_SIZE)
-		return rd_fail(why, whylen, "target size %zu is out of range", target_size);
-	if (ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-		ZYAN_FAILED(ZydisFormatterInit(&fmt, ZYDIS_FORMATTER_STYLE_INTEL)))
-		return rd_fail(why, whylen, "cannot initialise the Zydis decoder");
-	if (!maps_read(&ml))
-		return rd_fail(why, whylen, "cannot read /proc/self/maps");
-	name_addr(&ml, ta, where, sizeof(where));
-
-	tm = maps_find(&ml, ta);
-	if (tm == NULL || !(tm->prot & PROT_EXEC) || ta + target_size > tm->end)
-	{
-		rd_fail(why, whylen, "%s .. +%zu is not within one executable mapping", where, target_size);
-		goto done;
-	}
-
-	/*
-	 * The instructions to displace.  An endbr64 stays where it is: indirect
-	 * calls land on it under CET, and it needs no relocation.
-	 */
-	off = 0;
-	while (disp_len < JMP_REL32_LEN)
+	while (p->disp_len < JMP_REL32_LEN)
 	{
 		Displaced  *x;
 		int			k;
 
-		if (ndis == MAX_DISPLACED)
-		{
-			rd_fail(why, whylen, "%s: too many instructions in the first bytes", where);
-			goto done;
-		}
-		x = &dis[ndis];
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, t + off, target_size - off, &x->zi, x->op)))
-		{
-			rd_fail(why, whylen, "%s: cannot decode the instruction at +%#zx", where, off);
-			goto done;
-		}
+		if (p->ndis == MAX_DISPLACED)
+			return rd_fail(p->why, p->whylen, "%s: too many instructions in the first bytes", p->where);
+		x = &p->dis[p->ndis];
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&p->dec, p->t + off, p->target_size - off,
+												 &x->zi, x->op)))
+			return rd_fail(p->why, p->whylen, "%s: cannot decode the instruction at +%#zx",
+						   p->where, off);
 		x->off = off;
 		if (off == 0 && x->zi.mnemonic == ZYDIS_MNEMONIC_ENDBR64)
 		{
-			patch_offset = x->zi.length;
+			p->patch_offset = x->zi.length;
 			off += x->zi.length;
 			continue;
 		}
-		if (is_riprel(&x->zi) && x->zi.address_width != 64)
-		{
-			rd_fail(why, whylen, "%s: EIP-relative operand at +%#zx", where, off);
-			goto done;
-		}
-		if (rel_imm(&x->zi, &k))
+		if (x86_is_riprel(&x->zi) && x->zi.address_width != 64)
+			return rd_fail(p->why, p->whylen, "%s: EIP-relative operand at +%#zx", p->where, off);
+		if (x86_rel_imm(&x->zi, &k))
 		{
 			bool		movable = (x->zi.mnemonic == ZYDIS_MNEMONIC_CALL && x->zi.raw.imm[k].size == 32) ||
 				(x->zi.mnemonic == ZYDIS_MNEMONIC_JMP &&
@@ -513,82 +460,84 @@ btjit_detour_install(void *target, size_t target_size, void *replacement,
 
 			if (!movable)
 			{
-				ZydisFormatterFormatInstruction(&fmt, &x->zi, x->op, x->zi.operand_count_visible,
-												text, sizeof(text), ta + off, NULL);
-				rd_fail(why, whylen, "%s: relative branch \"%s\" at +%#zx cannot be moved",
-						where, text, off);
-				goto done;
+				x86_format(&p->fmt, &x->zi, x->op, p->ta + off, text, sizeof(text));
+				return rd_fail(p->why, p->whylen, "%s: relative branch \"%s\" at +%#zx cannot be moved",
+							   p->where, text, off);
 			}
 		}
 		off += x->zi.length;
-		disp_len += x->zi.length;
-		ndis++;
-		if (disp_len < JMP_REL32_LEN &&
-			(x->zi.mnemonic == ZYDIS_MNEMONIC_RET || x->zi.mnemonic == ZYDIS_MNEMONIC_JMP ||
-			 x->zi.mnemonic == ZYDIS_MNEMONIC_UD2 || x->zi.mnemonic == ZYDIS_MNEMONIC_INT3 ||
-			 x->zi.mnemonic == ZYDIS_MNEMONIC_HLT))
-		{
-			rd_fail(why, whylen, "%s: the function's code ends %zu bytes in, too short for a %d-byte jump",
-					where, off, JMP_REL32_LEN);
-			goto done;
-		}
+		p->disp_len += x->zi.length;
+		p->ndis++;
+		if (p->disp_len < JMP_REL32_LEN && x86_is_uncond_end(&x->zi))
+			return rd_fail(p->why, p->whylen, "%s: the function's code ends %zu bytes in, too short for a %d-byte jump",
+						   p->where, off, JMP_REL32_LEN);
 	}
-	if (patch_offset + disp_len > target_size || disp_len > sizeof(d->saved))
-	{
-		rd_fail(why, whylen, "%s: the patch would extend past the function's %zu bytes",
-				where, target_size);
-		goto done;
-	}
+	if (p->patch_offset + p->disp_len > p->target_size ||
+		p->disp_len > sizeof(((BtjitDetour *) NULL)->saved))
+		return rd_fail(p->why, p->whylen, "%s: the patch would extend past the function's %zu bytes",
+					   p->where, p->target_size);
+	return true;
+}
 
-	/*
-	 * Nothing in the body may branch into the displaced bytes: it would
-	 * execute half of our jump.  A jump (not a call) to the entry itself
-	 * would be a loop re-entering through the replacement: refuse that too.
-	 */
-	for (off = 0; off < target_size;)
+/*
+ * Step 2: nothing in the body may branch into the displaced bytes: it would
+ * execute half of our jump.  A jump (not a call) to the entry itself would
+ * be a loop re-entering through the replacement: refuse that too.
+ */
+static bool
+check_no_branch_into_patch(DetourPlan *p)
+{
+	uintptr_t	ta = p->ta;
+	uintptr_t	pend = ta + p->patch_offset + p->disp_len;
+	size_t		off;
+
+	for (off = 0; off < p->target_size;)
 	{
 		ZydisDecodedInstruction zi;
-		int			k;
+		uint64_t	dest;
 
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, t + off, target_size - off, &zi)))
+		if (!x86_decode(&p->dec, p->t + off, p->target_size - off, &zi))
+			return rd_fail(p->why, p->whylen, "%s: cannot decode the body at +%#zx", p->where, off);
+		if (x86_rel_target(&zi, ta + off, &dest))
 		{
-			rd_fail(why, whylen, "%s: cannot decode the body at +%#zx", where, off);
-			goto done;
-		}
-		if (rel_imm(&zi, &k))
-		{
-			uintptr_t	dest = ta + off + zi.length + (uintptr_t) zi.raw.imm[k].value.s;
-			uintptr_t	pend = ta + patch_offset + disp_len;
 			bool		bad;
 
 			if (zi.mnemonic == ZYDIS_MNEMONIC_CALL)
-				bad = dest > ta && dest < pend && dest != ta + patch_offset;
+				bad = dest > ta && dest < pend && dest != ta + p->patch_offset;
 			else
 				bad = dest >= ta && dest < pend;
 			if (bad)
-			{
-				rd_fail(why, whylen, "%s: the branch at +%#zx goes to +%#lx, inside the %zu bytes the patch replaces",
-						where, off, (unsigned long) (dest - ta), patch_offset + disp_len);
-				goto done;
-			}
+				return rd_fail(p->why, p->whylen, "%s: the branch at +%#zx goes to +%#lx, inside the %zu bytes the patch replaces",
+							   p->where, off, (unsigned long) (dest - ta),
+							   p->patch_offset + p->disp_len);
 		}
 		off += zi.length;
 	}
+	return true;
+}
 
-	/*
-	 * Where the stub page may go: every rel32 we write must reach.  Anchors
-	 * are the target and whatever the displaced instructions refer to.
-	 */
-	anchor_lo = anchor_hi = ta;
-	for (i = 0; i < ndis; i++)
+/*
+ * Step 3: where the stub page may go: every rel32 we write must reach.
+ * Anchors are the target and whatever the displaced instructions refer to;
+ * [*lo, *hi] is the window of page addresses in reach of all of them.
+ */
+static bool
+choose_stub_window(DetourPlan *p, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t	anchor_lo = p->ta;
+	uintptr_t	anchor_hi = p->ta;
+	int			i;
+
+	for (i = 0; i < p->ndis; i++)
 	{
-		uintptr_t	a = ta + dis[i].off + dis[i].zi.length;
+		const Displaced *x = &p->dis[i];
+		uintptr_t	a = p->ta + x->off + x->zi.length;
 		int			k;
 
-		if (is_riprel(&dis[i].zi))
-			a += (uintptr_t) dis[i].zi.raw.disp.value;
-		else if (rel_imm(&dis[i].zi, &k))
-			a += (uintptr_t) dis[i].zi.raw.imm[k].value.s;
+		if (x86_is_riprel(&x->zi))
+			a += (uintptr_t) x->zi.raw.disp.value;
+		else if (x86_rel_imm(&x->zi, &k))
+			a += (uintptr_t) x->zi.raw.imm[k].value.s;
 		else
 			continue;
 		if (a < anchor_lo)
@@ -597,138 +546,206 @@ btjit_detour_install(void *target, size_t target_size, void *replacement,
 			anchor_hi = a;
 	}
 	if (anchor_hi - anchor_lo > (uintptr_t) REL32_REACH)
-	{
-		rd_fail(why, whylen, "%s: the displaced instructions refer too far away to be relocated", where);
-		goto done;
-	}
-	lo = anchor_hi > (uintptr_t) REL32_REACH ? anchor_hi - (uintptr_t) REL32_REACH : 0;
-	hi = anchor_lo + (uintptr_t) REL32_REACH;
-	stub = alloc_near(&ml, ta, lo, hi, ps);
-	if (stub == NULL)
-	{
-		rd_fail(why, whylen, "%s: no free page within 2 GiB for the trampoline", where);
-		goto done;
-	}
+		return rd_fail(p->why, p->whylen, "%s: the displaced instructions refer too far away to be relocated",
+					   p->where);
+	*lo = anchor_hi > (uintptr_t) REL32_REACH ? anchor_hi - (uintptr_t) REL32_REACH : 0;
+	*hi = anchor_lo + (uintptr_t) REL32_REACH;
+	return true;
+}
 
-	/* thunk: jmp [rip+0]; .quad replacement */
+/* Step 4a: the thunk at the start of the stub page: jmp [rip+0]; .quad replacement */
+static void
+emit_thunk(uint8_t *stub, size_t ps, void *replacement)
+{
+	uint64_t	r = (uint64_t) (uintptr_t) replacement;
+
 	memset(stub, 0xcc, ps);
 	stub[0] = 0xff;
 	stub[1] = 0x25;
 	memset(stub + 2, 0, 4);
+	memcpy(stub + 6, &r, 8);
+}
+
+/*
+ * Relocate one displaced instruction x from its place in the target to
+ * stub + *pos (runtime address now), advancing *pos.  A jmp rel8 grows into
+ * a jmp rel32; RIP-relative operands and rel32 immediates are re-pointed.
+ * Returns false if a reference does not reach from the stub page.
+ */
+static bool
+emit_displaced(const DetourPlan *p, const Displaced *x, uint8_t *stub, size_t *pos)
+{
+	uintptr_t	orig = p->ta + x->off;
+	uintptr_t	now = (uintptr_t) (stub + *pos);
+	size_t		len = x->zi.length;
+	int64_t		rel;
+	int32_t		r32;
+	int			k;
+
+	if (x->zi.mnemonic == ZYDIS_MNEMONIC_JMP && x86_rel_imm(&x->zi, &k) &&
+		x->zi.raw.imm[k].size == 8)
 	{
-		uint64_t	r = (uint64_t) (uintptr_t) replacement;
+		uintptr_t	dest = orig + len + (uintptr_t) x->zi.raw.imm[k].value.s;
 
-		memcpy(stub + 6, &r, 8);
+		if (!x86_emit_jmp_rel32(stub + *pos, now, dest))
+			return false;
+		*pos += JMP_REL32_LEN;
+		return true;
 	}
+	memcpy(stub + *pos, p->t + x->off, len);
+	if (x86_is_riprel(&x->zi))
+	{
+		uintptr_t	dest = orig + len + (uintptr_t) x->zi.raw.disp.value;
 
-	/* trampoline: endbr64, the displaced instructions, jmp back */
-	pos = TRAMPOLINE_OFFSET;
+		rel = (int64_t) (dest - (now + len));
+		if (!x86_fits_rel32(rel) || x->zi.raw.disp.size != 32)
+			return false;
+		r32 = (int32_t) rel;
+		memcpy(stub + *pos + x->zi.raw.disp.offset, &r32, 4);
+	}
+	if (x86_rel_imm(&x->zi, &k))
+	{
+		uintptr_t	dest = orig + len + (uintptr_t) x->zi.raw.imm[k].value.s;
+
+		rel = (int64_t) (dest - (now + len));
+		if (!x86_fits_rel32(rel))
+			return false;
+		r32 = (int32_t) rel;
+		memcpy(stub + *pos + x->zi.raw.imm[k].offset, &r32, 4);
+	}
+	*pos += len;
+	return true;
+}
+
+/*
+ * Step 4b: the trampoline, at TRAMPOLINE_OFFSET in the stub page: endbr64,
+ * the displaced instructions, and a jmp back to the first byte not
+ * displaced.  text receives the displaced instructions as text, for the
+ * description.  Returns false if a reference does not reach.
+ */
+static bool
+emit_trampoline(const DetourPlan *p, uint8_t *stub, char *text, size_t textlen)
+{
+	size_t		pos = TRAMPOLINE_OFFSET;
+	int			i;
+
 	stub[pos++] = 0xf3;
 	stub[pos++] = 0x0f;
 	stub[pos++] = 0x1e;
 	stub[pos++] = 0xfa;
 	text[0] = '\0';
-	for (i = 0; i < ndis; i++)
+	for (i = 0; i < p->ndis; i++)
 	{
-		const Displaced *x = &dis[i];
-		uintptr_t	orig = ta + x->off;
-		uintptr_t	now = (uintptr_t) (stub + pos);
-		size_t		len = x->zi.length;
-		int			k;
+		const Displaced *x = &p->dis[i];
 		char		one[96];
 
-		if (ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fmt, &x->zi, x->op,
-														 x->zi.operand_count_visible,
-														 one, sizeof(one), orig, NULL)))
-			snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%s",
+		if (x86_format(&p->fmt, &x->zi, x->op, p->ta + x->off, one, sizeof(one)))
+			snprintf(text + strlen(text), textlen - strlen(text), "%s%s",
 					 i ? "; " : "", one);
-
-		if (x->zi.mnemonic == ZYDIS_MNEMONIC_JMP && rel_imm(&x->zi, &k) &&
-			x->zi.raw.imm[k].size == 8)
-		{
-			/* jmp rel8 grows into jmp rel32 */
-			uintptr_t	dest = orig + len + (uintptr_t) x->zi.raw.imm[k].value.s;
-			int32_t		r32;
-
-			rel = (int64_t) (dest - (now + 5));
-			if (!fits_rel32(rel))
-				goto unreachable;
-			r32 = (int32_t) rel;
-			stub[pos] = 0xe9;
-			memcpy(stub + pos + 1, &r32, 4);
-			pos += 5;
-			continue;
-		}
-		memcpy(stub + pos, t + x->off, len);
-		if (is_riprel(&x->zi))
-		{
-			uintptr_t	dest = orig + len + (uintptr_t) x->zi.raw.disp.value;
-			int32_t		r32;
-
-			rel = (int64_t) (dest - (now + len));
-			if (!fits_rel32(rel) || x->zi.raw.disp.size != 32)
-				goto unreachable;
-			r32 = (int32_t) rel;
-			memcpy(stub + pos + x->zi.raw.disp.offset, &r32, 4);
-		}
-		if (rel_imm(&x->zi, &k))
-		{
-			uintptr_t	dest = orig + len + (uintptr_t) x->zi.raw.imm[k].value.s;
-			int32_t		r32;
-
-			rel = (int64_t) (dest - (now + len));
-			if (!fits_rel32(rel))
-				goto unreachable;
-			r32 = (int32_t) rel;
-			memcpy(stub + pos + x->zi.raw.imm[k].offset, &r32, 4);
-		}
-		pos += len;
+		if (!emit_displaced(p, x, stub, &pos))
+			return false;
 	}
-	rel = (int64_t) ((ta + patch_offset + disp_len) - ((uintptr_t) (stub + pos) + 5));
-	if (!fits_rel32(rel))
-		goto unreachable;
+	return x86_emit_jmp_rel32(stub + pos, (uintptr_t) (stub + pos),
+							  p->ta + p->patch_offset + p->disp_len);
+}
+
+/*
+ * Install an entry detour on target (see the file header): choose the
+ * displaced instructions, check nothing branches into the patch, choose
+ * the stub window and map the page, emit thunk and trampoline, write the
+ * jump.  On failure nothing is changed and *d is zeroed.
+ */
+bool
+btjit_detour_install(void *target, size_t target_size, void *replacement,
+					 BtjitDetour *d, char *why, size_t whylen)
+{
+	DetourPlan *p;
+	MapList		ml = {NULL, 0};
+	const MapEntry *tm;
+	size_t		ps = (size_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	lo = 0;
+	uintptr_t	hi = 0;
+	uint8_t    *stub = NULL;
+	uint8_t		patch[JMP_REL32_LEN];
+	bool		ok = false;
+	char		text[400];
+
+	memset(d, 0, sizeof(*d));
+	if (why && whylen)
+		why[0] = '\0';
+	if (target == NULL || replacement == NULL)
+		return rd_fail(why, whylen, "no target or no replacement");
+	if (target_size < JMP_REL32_LEN || target_size > MAX_TARGET_SIZE)
+		return rd_fail(why, whylen, "target size %zu is out of range", target_size);
+	p = calloc(1, sizeof(DetourPlan));
+	if (p == NULL)
+		return rd_fail(why, whylen, "out of memory");
+	p->t = target;
+	p->ta = (uintptr_t) target;
+	p->target_size = target_size;
+	p->why = why;
+	p->whylen = whylen;
+	if (!x86_decoder_init(&p->dec, &p->fmt))
 	{
-		int32_t		r32 = (int32_t) rel;
-
-		stub[pos] = 0xe9;
-		memcpy(stub + pos + 1, &r32, 4);
-		pos += 5;
+		rd_fail(why, whylen, "cannot initialise the Zydis decoder");
+		goto done;
 	}
+	if (!maps_read(&ml))
+	{
+		rd_fail(why, whylen, "cannot read /proc/self/maps");
+		goto done;
+	}
+	name_addr(&ml, p->ta, p->where, sizeof(p->where));
+
+	tm = maps_find(&ml, p->ta);
+	if (tm == NULL || !(tm->prot & PROT_EXEC) || p->ta + target_size > tm->end)
+	{
+		rd_fail(why, whylen, "%s .. +%zu is not within one executable mapping", p->where, target_size);
+		goto done;
+	}
+
+	if (!choose_displaced(p) ||
+		!check_no_branch_into_patch(p) ||
+		!choose_stub_window(p, &lo, &hi))
+		goto done;
+	stub = alloc_near(&ml, p->ta, lo, hi, ps);
+	if (stub == NULL)
+	{
+		rd_fail(why, whylen, "%s: no free page within 2 GiB for the trampoline", p->where);
+		goto done;
+	}
+
+	emit_thunk(stub, ps, replacement);
+	if (!emit_trampoline(p, stub, text, sizeof(text)))
+		goto unreachable;
 	if (mprotect(stub, ps, PROT_READ | PROT_EXEC) != 0)
 	{
 		rd_fail(why, whylen, "cannot make the trampoline page executable: %s", strerror(errno));
 		goto done;
 	}
 
-	/* the entry jump */
-	rel = (int64_t) ((uintptr_t) stub - (ta + patch_offset + JMP_REL32_LEN));
-	if (!fits_rel32(rel))
+	/* Step 5: the entry jump */
+	if (!x86_emit_jmp_rel32(patch, p->ta + p->patch_offset, (uintptr_t) stub))
 		goto unreachable;
-	{
-		int32_t		r32 = (int32_t) rel;
-
-		patch[0] = 0xe9;
-		memcpy(patch + 1, &r32, 4);
-	}
-	memcpy(d->saved, t + patch_offset, disp_len);
-	if (!text_write(&ml, ta + patch_offset, patch, JMP_REL32_LEN, why, whylen))
+	memcpy(d->saved, p->t + p->patch_offset, p->disp_len);
+	if (!text_write(&ml, p->ta + p->patch_offset, patch, JMP_REL32_LEN, why, whylen))
 		goto done;
 
-	d->target = ta;
-	d->patch_offset = patch_offset;
-	d->displaced_len = disp_len;
+	d->target = p->ta;
+	d->patch_offset = p->patch_offset;
+	d->displaced_len = p->disp_len;
 	d->stub_page = stub;
 	d->stub_page_size = ps;
 	d->stock = stub + TRAMPOLINE_OFFSET;
 	snprintf(d->description, sizeof(d->description),
 			 "entry detour at %.60s%s: jmp to a stub %+ld KiB away; trampoline replays %zu bytes (%.80s)",
-			 where, patch_offset ? " after endbr64" : "",
-			 (long) (((intptr_t) stub - (intptr_t) ta) / 1024), disp_len, text);
+			 p->where, p->patch_offset ? " after endbr64" : "",
+			 (long) (((intptr_t) stub - (intptr_t) p->ta) / 1024), p->disp_len, text);
 	ok = true;
 	goto done;
 
 unreachable:
-	rd_fail(why, whylen, "%s: a relocated reference does not reach from the trampoline page", where);
+	rd_fail(why, whylen, "%s: a relocated reference does not reach from the trampoline page", p->where);
 
 done:
 	if (!ok && stub != NULL)
@@ -736,16 +753,20 @@ done:
 	if (!ok)
 		memset(d, 0, sizeof(*d));
 	free(ml.e);
+	free(p);
 	return ok;
 }
 
+/*
+ * Undo btjit_detour_install: put the saved bytes back, if the entry still
+ * holds our jump, and unmap the stub page.
+ */
 bool
 btjit_detour_remove(BtjitDetour *d, char *why, size_t whylen)
 {
 	MapList		ml;
 	uint8_t		expect[JMP_REL32_LEN];
 	uintptr_t	at;
-	int32_t		r32;
 	bool		ok;
 
 	if (why && whylen)
@@ -753,10 +774,8 @@ btjit_detour_remove(BtjitDetour *d, char *why, size_t whylen)
 	if (d == NULL || d->stub_page == NULL)
 		return rd_fail(why, whylen, "no detour installed");
 	at = d->target + d->patch_offset;
-	r32 = (int32_t) ((intptr_t) d->stub_page - (intptr_t) (at + JMP_REL32_LEN));
-	expect[0] = 0xe9;
-	memcpy(expect + 1, &r32, 4);
-	if (memcmp((const void *) at, expect, JMP_REL32_LEN) != 0)
+	if (!x86_emit_jmp_rel32(expect, at, (uintptr_t) d->stub_page) ||
+		memcmp((const void *) at, expect, JMP_REL32_LEN) != 0)
 		return rd_fail(why, whylen, "the entry at %#lx no longer holds our jump: not touching it",
 					   (unsigned long) at);
 	if (!maps_read(&ml))

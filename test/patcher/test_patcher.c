@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * test_patcher.c
- *	  Unit tests of locate.c and redirect.c, outside PostgreSQL.
+ *	  Unit tests of the locator (locate.c and its parts) and redirect.c,
+ *	  outside PostgreSQL.
  *
  * Three groups:
  *

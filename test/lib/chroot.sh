@@ -12,6 +12,7 @@
 #   bash test/lib/chroot.sh ensure 18
 #   bash test/lib/chroot.sh run 18 pg_config --version
 #   bash test/lib/chroot.sh info 17
+#   bash test/lib/chroot.sh source 17     # the server's source (regression suite)
 #
 # A chroot is named by its suite (trixie, sid) or by the PostgreSQL major it
 # carries (17, 18); both spellings work everywhere.
@@ -430,6 +431,94 @@ chroot_shell() {
 	chroot_run "$1" /bin/bash -l
 }
 
+# --- the server's source (its own regression suite) ----------------------------
+
+# Source package versions to use when the installed version's source is no
+# longer in the archive (checked Nov 2026: trixie's 17.12-0+deb13u1 is
+# installable, but its source files are gone from the pool, while
+# 17.11-0+deb13u1's .dsc, orig and debian tarballs are still there).  A
+# neighbouring minor release's suite is good enough for comparing module
+# off/on outcomes test by test.  Override with BTJIT_CHROOT_SOURCE_FALLBACK.
+declare -A _BTJIT_CHROOT_SOURCE_FALLBACK=([trixie]=17.11-0+deb13u1)
+
+# Fetch PKG=VERSION's source package into DIR (host path, bound at /srcdl)
+# by its .dsc in the pool, with the chroot's apt-helper; dpkg-source -x
+# later checks every file against the .dsc's checksums.  (The .dsc itself
+# is not in any signed Sources index any more; its upload signature would
+# need the debian-keyring package to check.)
+_chroot_fetch_dsc() {
+	local name=$1 pkg=$2 version=$3 dl=$4 url dsc f
+	url="$(_chroot_mirror)/pool/main/${pkg:0:1}/$pkg"
+	dsc="${pkg}_${version#*:}.dsc"
+	chroot_run "$name" /usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$url/$dsc" "/srcdl/$dsc" >/dev/null ||
+		return 1
+	for f in $(sed -n '/^Checksums-Sha256:/,/^[^ ]/{/^ /p}' "$dl/$dsc" | awk '{ print $3 }'); do
+		chroot_run "$name" /usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$url/$f" "/srcdl/$f" >/dev/null ||
+			return 1
+	done
+}
+
+# chroot_server_source NAME - unpack the Debian source of the chroot's
+# server (Debian patches applied, as in the build of the binary) into
+# ${BTJIT_CACHE_DIR:-/var/cache/btree_jit}/postgresql-M-VERSION, reused when
+# present.  Sets BTJIT_CHROOT_SOURCE_DIR (host path) and
+# BTJIT_CHROOT_SOURCE_VERSION (which may be the fallback above: say so in
+# any report).
+chroot_server_source() {
+	local name=$1 suite m version use dir dl cache t0 binds
+	suite=$(chroot_suite "$name")
+	m=$(chroot_pg_major "$name")
+	version=$(chroot_exec "$name" dpkg-query -W -f='${Version}' "postgresql-$m") ||
+		btjit_die "postgresql-$m is not installed in the $suite chroot (chroot_ensure $name)"
+	cache=${BTJIT_CACHE_DIR:-/var/cache/btree_jit}
+	mkdir -p "$cache"
+	for use in "$version" "${BTJIT_CHROOT_SOURCE_FALLBACK:-${_BTJIT_CHROOT_SOURCE_FALLBACK[$suite]:-}}"; do
+		[[ -n $use ]] || continue
+		dir=$cache/postgresql-$m-$use
+		if [[ -f $dir/.btree_jit-complete ]]; then
+			BTJIT_CHROOT_SOURCE_DIR=$dir
+			BTJIT_CHROOT_SOURCE_VERSION=$use
+			return 0
+		fi
+	done
+	t0=$(date +%s.%N)
+	dl=$(mktemp -d "$cache/.srcdl.XXXXXX")
+	cluster_on_exit "rm -rf '$dl'"
+	chmod 755 "$dl"
+	binds=${_btjit_chroot_binds[$suite]:-}
+	chroot_bind "$name" "$dl" /srcdl
+	_chroot_apt_update "$name"
+	use=$version
+	if ! chroot_run "$name" sh -c "cd /srcdl && apt-get -q -o APT::Sandbox::User=root source --download-only postgresql-$m=$version" \
+		>"$dl.log" 2>&1; then
+		use=${BTJIT_CHROOT_SOURCE_FALLBACK:-${_BTJIT_CHROOT_SOURCE_FALLBACK[$suite]:-}}
+		[[ -n $use ]] || {
+			cat "$dl.log" >&2
+			btjit_die "apt-get source postgresql-$m=$version failed in the $suite chroot, and no fallback version is known"
+		}
+		btjit_log "source of postgresql-$m $version is not in the archive; using $use's instead"
+		rm -rf "${dl:?}"/*
+		_chroot_fetch_dsc "$name" "postgresql-$m" "$use" "$dl" ||
+			btjit_die "could not download the source of postgresql-$m $use from the pool"
+	fi
+	rm -f "$dl.log"
+	chroot_run "$name" sh -c 'cd /srcdl && dpkg-source -x ./*.dsc /srcdl/src' >"$dl/unpack.log" 2>&1 || {
+		cat "$dl/unpack.log" >&2
+		btjit_die "dpkg-source -x failed for postgresql-$m $use"
+	}
+	# the server (user postgres) reads the suite's data files
+	chmod -R a+rX "$dl/src"
+	dir=$cache/postgresql-$m-$use
+	rm -rf "$dir"
+	mv "$dl/src" "$dir"
+	touch "$dir/.btree_jit-complete"
+	rm -rf "$dl"
+	_btjit_chroot_binds[$suite]=$binds
+	BTJIT_CHROOT_SOURCE_DIR=$dir
+	BTJIT_CHROOT_SOURCE_VERSION=$use
+	btjit_log "source of postgresql-$m $use in $dir ($(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f s", b - a }'))"
+}
+
 # --- leftovers ----------------------------------------------------------------
 
 # Detach anything mounted under DIR in the host's namespace.  chroot_run
@@ -456,8 +545,12 @@ _chroot_main() {
 	dir) chroot_dir "$@" ;;
 	make-vars) chroot_make_vars "$@" ;;
 	info) cat "$(chroot_dir "$1")/$_BTJIT_CHROOT_MARKER" ;;
+	source)
+		chroot_server_source "$@"
+		echo "$BTJIT_CHROOT_SOURCE_DIR $BTJIT_CHROOT_SOURCE_VERSION"
+		;;
 	*)
-		echo "usage: $0 ensure|run|shell|dir|make-vars|info NAME [CMD...]   (NAME: 17, 18, trixie, sid)" >&2
+		echo "usage: $0 ensure|run|shell|dir|make-vars|info|source NAME [CMD...]   (NAME: 17, 18, trixie, sid)" >&2
 		return 2
 		;;
 	esac

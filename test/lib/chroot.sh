@@ -198,10 +198,13 @@ _chroot_bootstrap() {
 	local suite=$1 dir=$2 tmp mirror
 	mirror=$(_chroot_mirror)
 	tmp=$(mktemp -d "$BTJIT_CHROOT_CACHE/.new-$suite.XXXXXX")
-	cluster_on_exit "rm -rf '$tmp'"
+	cluster_on_exit "rm -rf '$tmp' '$tmp.log'"
+	# mktemp made it 0700; it becomes the chroot's /, which every user
+	# (postgres above all) must be able to traverse
+	chmod 755 "$tmp"
 	btjit_log "debootstrap --variant=minbase $suite from $mirror"
-	if ! _chroot_timed "debootstrap $suite" debootstrap --variant=minbase "$suite" "$tmp" "$mirror" \
-		>"$tmp.log" 2>&1; then
+	if ! _chroot_timed "debootstrap $suite" \
+		_chroot_logged "$tmp.log" debootstrap --variant=minbase "$suite" "$tmp" "$mirror"; then
 		tail -n 30 "$tmp.log" >&2
 		btjit_die "debootstrap $suite failed (full log: $tmp.log)"
 	fi
@@ -213,6 +216,8 @@ _chroot_bootstrap() {
 # Configure the chroot's own apt and dpkg hooks (idempotent).
 _chroot_configure() {
 	local suite=$1 dir=$2
+	# the chroot's / must be traversable by every user (postgres)
+	chmod 755 "$dir"
 	# Packages must not start services in the chroot (no init there), and
 	# postgresql-common must not create and start a default cluster.
 	printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"

@@ -52,6 +52,7 @@ btjit_cache_init(void)
 	CacheRegisterRelcacheCallback(btjit_relcache_callback, (Datum) 0);
 }
 
+/* Return an index to the undecided state; its counters are kept. */
 static void
 btjit_forget_index(BtjitIndex *ix)
 {
@@ -62,6 +63,11 @@ btjit_forget_index(BtjitIndex *ix)
 	ix->code = NULL;
 }
 
+/*
+ * Relcache invalidation: forget the state of the index (or of every index,
+ * for InvalidOid) and empty its slots, so that the next search examines it
+ * again.
+ */
 static void
 btjit_relcache_callback(Datum arg, Oid relid)
 {
@@ -205,6 +211,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 						RelationGetRelationName(rel), ix->signature)));
 }
 
+/* FNV-1a over the shape's bytes (built zeroed, so padding is stable). */
 static uint32
 btjit_shape_hash(const BtjitShape *shape)
 {
@@ -287,6 +294,7 @@ btjit_code_for_shape(const BtjitShape *shape, char *why, size_t whylen)
 	return code;
 }
 
+/* Call cb for every index this backend has state for (sqlfuncs.c). */
 void
 btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg), void *arg)
 {

@@ -35,6 +35,7 @@ extern "C"
 static int	btjit_guard_depth = 0;
 static std::new_handler btjit_saved_new_handler = NULL;
 
+/* operator new failed inside LLVM: end the session. */
 static void
 btjit_new_handler(void)
 {
@@ -44,6 +45,7 @@ btjit_new_handler(void)
 			 errdetail("An allocation failed while compiling a B-tree page search.")));
 }
 
+/* LLVM's own allocation failure: end the session. */
 static void
 btjit_bad_alloc_handler(void *user_data, const char *reason,
 						bool gen_crash_diag)
@@ -54,6 +56,7 @@ btjit_bad_alloc_handler(void *user_data, const char *reason,
 			 errdetail_internal("%s", reason)));
 }
 
+/* llvm::report_fatal_error() and the like: end the session. */
 static void
 btjit_fatal_error_handler(void *user_data, const char *reason,
 						  bool gen_crash_diag)

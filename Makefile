@@ -17,6 +17,7 @@ OBJS = \
 	src/dispatch.o \
 	src/keyshape.o \
 	src/jitcache.o \
+	src/counters.o \
 	src/compile_loader.o \
 	src/objcache.o \
 	src/objload.o \

@@ -15,8 +15,8 @@
  *
  * The function must return what _bt_binsrch returns for every input the
  * server can give it, or BTJIT_DECLINE for scankeys outside the shape (the
- * dispatcher then runs the stock path).  The rules are in DESIGN.md, "The
- * contract".
+ * dispatcher then runs the stock path).  The rules, per PostgreSQL
+ * version, are in src/README, "The contract".
  *
  *-------------------------------------------------------------------------
  */

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * btree_jit.c
- *	  Module start-up: GUC definitions, locating and redirecting
- *	  _bt_binsrch in the postmaster, and the cluster-wide counters.
+ *	  Module start-up: GUC definitions, and locating and redirecting
+ *	  _bt_binsrch (and _bt_compare) in the postmaster.
  *
  * Everything that can go wrong at start-up (unsupported platform, unknown
  * binary layout, failed proof of the calling convention, text that cannot
@@ -15,12 +15,7 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
-#include "port/atomics.h"
-#include "storage/ipc.h"
-#include "storage/lwlock.h"
-#include "storage/shmem.h"
 #include "utils/guc.h"
-#include "utils/inval.h"
 
 #include "btree_jit.h"
 
@@ -38,6 +33,7 @@ int			btjit_compile_threshold = 64;
 bool		btjit_object_cache = true;
 int			btjit_object_cache_max_files = 1000;
 static int	btjit_locate_fault = BTJIT_LOCATE_NORMAL;
+int			btjit_compile_fault = BTJIT_COMPILE_NORMAL;
 bool		btjit_fast_ok = true;
 
 /* Keep btjit_fast_ok = enabled && !verify for the dispatcher's one test. */
@@ -61,25 +57,15 @@ static const struct config_enum_entry locate_fault_options[] = {
 	{NULL, 0, false}
 };
 
+static const struct config_enum_entry compile_fault_options[] = {
+	{"none", BTJIT_COMPILE_NORMAL, false},
+	{"error", BTJIT_COMPILE_FAULT_ERROR, false},
+	{"llvm_fatal", BTJIT_COMPILE_FAULT_LLVM_FATAL, false},
+	{NULL, 0, false}
+};
+
 BtjitModuleState btjit_module;
 
-/* Cluster-wide totals: backends add their local counters when they exit. */
-typedef struct BtjitSharedCounters
-{
-	pg_atomic_uint64 jit_searches;
-	pg_atomic_uint64 stock_searches;
-	pg_atomic_uint64 verified_searches;
-	pg_atomic_uint64 compiles;
-	pg_atomic_uint64 compile_failures;
-} BtjitSharedCounters;
-
-static BtjitSharedCounters *btjit_shared = NULL;
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-static bool btjit_exit_registered = false;
-
-static void btjit_shmem_request(void);
-static void btjit_shmem_startup(void);
 static void btjit_install_redirect(void);
 static void btjit_define_gucs(void);
 
@@ -99,11 +85,7 @@ _PG_init(void)
 
 	btjit_define_gucs();
 
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = btjit_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = btjit_shmem_startup;
-
+	btjit_counters_init();
 	btjit_cache_init();
 	btjit_install_redirect();
 	btjit_objcache_preload();
@@ -194,6 +176,24 @@ btjit_define_gucs(void)
 							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
+	/*
+	 * Test only, for superusers: makes the next compile in the library fail
+	 * inside LLVM's fatal-error guard, with an ERROR ("error") or an LLVM
+	 * fatal error ("llvm_fatal", which ends the session).  The regression
+	 * test guard.sql and test/suite-stress.sh use it to show that the guard
+	 * is left on the error path and that LLVM's fatal errors end only the
+	 * session.  Hidden from SHOW ALL and postgresql.conf.sample.
+	 */
+	DefineCustomEnumVariable("btree_jit.compile_fault",
+							 "Test hook: makes compiling a key shape fail inside the LLVM error guard.",
+							 "For the module's own tests only; \"llvm_fatal\" ends the session.",
+							 &btjit_compile_fault,
+							 BTJIT_COMPILE_NORMAL,
+							 compile_fault_options,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("btree_jit");
 }
 
@@ -264,93 +264,11 @@ btjit_install_redirect(void)
 			 btjit_module.compare_active ? "; _bt_compare redirected" : "");
 	ereport(LOG,
 			(errmsg("btree_jit: %s", btjit_module.reason),
-			 errdetail("Evidence: %s", loc->evidence)));
+			 errdetail_internal("Evidence: %s", loc->evidence)));
 #else
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
 			 "unsupported platform: only x86-64 Linux is supported");
 	ereport(LOG,
 			(errmsg("btree_jit is inactive: %s", btjit_module.reason)));
 #endif
-}
-
-static void
-btjit_shmem_request(void)
-{
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(MAXALIGN(sizeof(BtjitSharedCounters)));
-}
-
-static void
-btjit_shmem_startup(void)
-{
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	btjit_shared = ShmemInitStruct("btree_jit counters",
-								   sizeof(BtjitSharedCounters), &found);
-	if (!found)
-	{
-		pg_atomic_init_u64(&btjit_shared->jit_searches, 0);
-		pg_atomic_init_u64(&btjit_shared->stock_searches, 0);
-		pg_atomic_init_u64(&btjit_shared->verified_searches, 0);
-		pg_atomic_init_u64(&btjit_shared->compiles, 0);
-		pg_atomic_init_u64(&btjit_shared->compile_failures, 0);
-	}
-	LWLockRelease(AddinShmemInitLock);
-}
-
-/*
- * Add this backend's counters to the shared totals.  Called once, at exit:
- * the per-index counters are the backend's only record of its searches.
- */
-static void
-btjit_flush_counters(void)
-{
-	BtjitCounters c;
-
-	if (btjit_shared == NULL)
-		return;
-	btjit_local_totals(&c);
-	pg_atomic_fetch_add_u64(&btjit_shared->jit_searches, c.jit_searches);
-	pg_atomic_fetch_add_u64(&btjit_shared->stock_searches, c.stock_searches);
-	pg_atomic_fetch_add_u64(&btjit_shared->verified_searches, c.verified_searches);
-	pg_atomic_fetch_add_u64(&btjit_shared->compiles, c.compiles);
-	pg_atomic_fetch_add_u64(&btjit_shared->compile_failures, c.compile_failures);
-}
-
-static void
-btjit_exit_flush(int code, Datum arg)
-{
-	btjit_flush_counters();
-}
-
-/*
- * Called from the dispatcher's slow path: arrange for this backend's
- * counters to reach the shared totals when it exits.
- */
-void
-btjit_register_exit_flush(void)
-{
-	if (btjit_exit_registered || btjit_shared == NULL)
-		return;
-	before_shmem_exit(btjit_exit_flush, (Datum) 0);
-	btjit_exit_registered = true;
-}
-
-/* Cluster totals as of now: shared totals plus this backend's. */
-void
-btjit_total_counters(BtjitCounters *out)
-{
-	btjit_local_totals(out);
-	if (btjit_shared == NULL)
-		return;
-	out->jit_searches += pg_atomic_read_u64(&btjit_shared->jit_searches);
-	out->stock_searches += pg_atomic_read_u64(&btjit_shared->stock_searches);
-	out->verified_searches += pg_atomic_read_u64(&btjit_shared->verified_searches);
-	out->compiles += pg_atomic_read_u64(&btjit_shared->compiles);
-	out->compile_failures += pg_atomic_read_u64(&btjit_shared->compile_failures);
 }

@@ -3,25 +3,36 @@
  * btree_jit.h
  *	  Declarations shared by the files of the btree_jit module.
  *
- * Layers, one file each:
+ * One responsibility per file (src/README describes the design):
  *	  btree_jit.c	module start-up: GUCs, locating and redirecting
- *					_bt_binsrch, shared counters
- *	  locate.c		find _bt_binsrch in the stripped binary (binpatch.h)
+ *					_bt_binsrch and _bt_compare in the postmaster
+ *	  locate.c		the locator's policy: which function is _bt_binsrch,
+ *					what evidence is enough (binpatch.h)
+ *	  elf_image.c	reading the server's ELF image and its .eh_frame
+ *	  callconv.c	the calling-convention proof (data-flow analysis)
+ *	  refsweep.c	the sweep for references to and relocations of the
+ *					target
+ *	  x86.c			shared x86 helpers: Zydis set-up, branch targets
  *	  redirect.c	entry detour with a relocated-prologue trampoline
- *	  dispatch.c	the redirected entry point: JIT code, stock path, verify
- *	  keyshape.c	derive a key shape (signature) from the relcache
+ *	  dispatch.c	the redirected entry points: JIT code, stock path,
+ *					verify
+ *	  keyshape.c	derive a key shape (shape.h) from the relcache
+ *	  jitcache.c	signature -> code, relation -> index state,
+ *					invalidation; adds its counters to counters.c at exit
+ *	  counters.c	cluster-wide counters in shared memory
  *	  compile_loader.c  compile a shape: from the object cache, else
  *					with the compiler library, loaded on first need
  *	  objcache.c	the template's identity; compiled objects on disk
  *	  objload.c		link a cached object without LLVM (objload.h)
- *	  jitcache.c	signature -> code, relation -> index state, invalidation
  *	  sqlfuncs.c	SQL-callable reporting and control functions
  *
  * The compiler is a shared library of its own, btree_jit_llvm.so, because
  * it links LLVM: a backend that never compiles (a short connection) never
- * maps LLVM and never runs its exit-time destructors.
+ * maps LLVM and never runs its exit-time destructors.  Its interface to
+ * the module is compiler.h, which is all of the module it includes.
  *	  compile.c		specialise the bitcode template with LLVM ORC
- *	  llvm_error.cpp  LLVM fatal errors and bad_alloc -> ereport
+ *	  llvm_error.cpp  LLVM fatal errors and bad_alloc -> FATAL, within a
+ *					guard
  *
  *-------------------------------------------------------------------------
  */
@@ -32,6 +43,7 @@
 #include "utils/rel.h"
 
 #include "binpatch.h"
+#include "compiler.h"
 #include "shape.h"
 
 /*
@@ -50,6 +62,7 @@ extern int	btjit_compile_threshold;
 extern char *btjit_template_path;
 extern bool btjit_object_cache;
 extern int	btjit_object_cache_max_files;
+extern int	btjit_compile_fault;	/* BtjitCompileFault; test hook */
 
 /* ---- Module state established in the postmaster (btree_jit.c) ---- */
 typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
@@ -92,9 +105,15 @@ typedef struct BtjitCounters
 	uint64		compile_failures;
 } BtjitCounters;
 
-/* btree_jit.c: shared totals (exited backends plus this one) */
-extern void btjit_register_exit_flush(void);
-extern void btjit_total_counters(BtjitCounters *out);
+/*
+ * ---- Cluster-wide counters (counters.c) ----
+ * Shared totals of the backends that have exited.  jitcache.c adds a
+ * backend's own totals once, at exit; readers add the live backend's own
+ * (btjit_local_totals) to what they read.
+ */
+extern void btjit_counters_init(void);
+extern void btjit_counters_add(const BtjitCounters *backend);
+extern void btjit_counters_read(BtjitCounters *out);
 
 /* ---- Per-index state and code cache (jitcache.c) ---- */
 typedef enum BtjitIndexState
@@ -167,47 +186,7 @@ extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,
 extern void btjit_shape_signature(const BtjitShape *shape, char *buf,
 								  size_t buflen);
 
-/* ---- A compiled shape (filled by compile.c or objcache.c) ---- */
-typedef struct BtjitCode
-{
-	uint32		hash;			/* of the shape */
-	BtjitShape	shape;
-	char		signature[BTJIT_SIGNATURE_LEN];
-	BtjitSearchFn fn;			/* NULL if compilation failed */
-	BtjitEntryFn entry;			/* fused entry; set with fn */
-	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare; set with fn */
-	double		compile_ms;		/* to compile, or to load from the cache */
-	bool		from_object_cache;	/* loaded, not compiled, here */
-	char		failure[256];	/* why compilation failed */
-	struct BtjitCode *next;
-} BtjitCode;
-
 /* ---- Template and object cache (objcache.c) ---- */
-typedef struct BtjitTemplate
-{
-	const char *path;
-	const char *data;			/* the bitcode file's bytes */
-	size_t		len;
-	uint64		hash;			/* of the bytes */
-} BtjitTemplate;
-
-/* A shape's object cache key and the names of its compiled functions. */
-typedef struct BtjitObjectNames
-{
-	char		key[17];
-	char		search[48];		/* BtjitSearchFn */
-	char		entry[48];		/* BtjitEntryFn */
-	char		compare[48];	/* BtjitCompareEntryFn */
-} BtjitObjectNames;
-
-/*
- * The code generator's settings (compile.c), part of the key: the
- * optimisation pipeline, and LLVM's JIT code model, which makes every
- * symbol reference an absolute 64-bit one (what objload.c expects).
- */
-#define BTJIT_PASSES "default<O2>"
-#define BTJIT_CODEGEN_ID "btree_jit 1.0 " BTJIT_PASSES " jit-code-model"
-
 extern void btjit_objcache_preload(void);
 extern bool btjit_template_read(const BtjitTemplate **tmpl, char *why,
 								size_t whylen);
@@ -220,41 +199,16 @@ extern void btjit_object_cache_store(const BtjitObjectNames *names,
 									 const char *data, size_t len);
 
 /*
- * What the compiler library offers, filled in by its BTJIT_COMPILER_INIT
- * function.  compile_shape specialises tmpl for shape, links the result
- * into this backend under names, and returns the object file as palloc'd
- * bytes for the cache; on any failure it returns false with why[] and
- * never raises an error.  explain_shape returns palloc'd text (optimised
- * IR, or machine code if assembly) and raises an error if it cannot.
- */
-typedef struct BtjitCompiler
-{
-	bool		(*compile_shape) (const BtjitShape *shape,
-								  const BtjitTemplate *tmpl,
-								  const BtjitObjectNames *names,
-								  BtjitCode *code, char **object,
-								  size_t *objlen, char *why, size_t whylen);
-	char	   *(*explain_shape) (const BtjitShape *shape,
-								  const BtjitTemplate *tmpl, bool assembly);
-} BtjitCompiler;
-
-#define BTJIT_COMPILER_LIBRARY "btree_jit_llvm"
-#define BTJIT_COMPILER_INIT "btjit_compiler_init"
-typedef void (*BtjitCompilerInitFn) (BtjitCompiler *compiler);
-
-/*
  * ---- Compiling (compile_loader.c) ----
  * Compile shape into code (entry points, compile_ms, from_object_cache),
- * or return false with why[]; never raises an error.
+ * or return false with why[]; raises no error for anything LLVM, the
+ * template or the object cache does (only for the server's own reasons,
+ * such as running out of memory).
  */
 extern bool btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 								char *why, size_t whylen);
 /* For btree_jit_explain(): raises an error if the shape cannot compile. */
 extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);
-
-/* ---- LLVM error shim (llvm_error.cpp, in btree_jit_llvm.so) ---- */
-extern void btjit_llvm_enter_guard(void);
-extern void btjit_llvm_leave_guard(void);
 
 #pragma GCC visibility pop
 

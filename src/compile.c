@@ -18,12 +18,16 @@
  *
  * This file and llvm_error.cpp are the library btree_jit_llvm.so, the only
  * part of the module that links LLVM; compile_loader.c loads it in a
- * backend's first compile, through btjit_compiler_init().
+ * backend's first compile, through btjit_compiler_init().  Its interface
+ * with the module is compiler.h, the only header of the module's it
+ * includes.
  *
  * Failures are reported as text, never raised: a shape that cannot be
  * compiled leaves its indexes on the stock path.  LLVM's own fatal errors
  * and allocation failures are turned into a FATAL by llvm_error.cpp, which
- * ends the session cleanly rather than aborting the server.
+ * ends the session cleanly rather than aborting the server, while its
+ * guard is raised; PG_FINALLY blocks lower it again when an ERROR (a failed
+ * palloc) leaves the library early.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,9 +42,10 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "fmgr.h"
 #include "utils/memutils.h"
 
-#include "btree_jit.h"
+#include "compiler.h"
 
 /* Loaded with load_external_function(), which checks for the magic block. */
 PG_MODULE_MAGIC;
@@ -58,7 +63,7 @@ static LLVMModuleRef btjit_template = NULL;	/* parsed on first compile */
 static uint64 btjit_template_hash = 0;	/* of the bytes it was parsed from */
 
 /*
- * BTJIT_PASSES (btree_jit.h) is O2 rather than O3: on the page-search
+ * BTJIT_PASSES (compiler.h) is O2 rather than O3: on the page-search
  * template it produces the same hot loops, and compiles about a third
  * faster.
  */
@@ -272,12 +277,15 @@ btjit_const_from_bytes(LLVMTargetDataRef td, LLVMTypeRef type,
 
 /*
  * Clone the template and specialise it for shape: bind the constant, name
- * the entry function, internalise the rest and optimise.  Returns the
- * module, or NULL with why[].
+ * the entry function, internalise the rest and optimise.  Returns true with
+ * the module in *modp, or false with why[] and *modp NULL.  *modp is set as
+ * soon as the clone exists, so that a caller's PG_FINALLY can dispose of it
+ * if an ERROR (a failed palloc) interrupts the specialisation.
  */
-static LLVMModuleRef
+static bool
 btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
-				 const BtjitObjectNames *names, char *why, size_t whylen)
+				 const BtjitObjectNames *names, LLVMModuleRef volatile *modp,
+				 char *why, size_t whylen)
 {
 	LLVMModuleRef mod;
 	LLVMValueRef shape_global;
@@ -288,10 +296,12 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	LLVMPassBuilderOptionsRef options;
 	LLVMErrorRef err;
 
+	*modp = NULL;
 	if (!btjit_llvm_init(why, whylen) || !btjit_parse_template(tmpl, why, whylen))
-		return NULL;
+		return false;
 
 	mod = LLVMCloneModule(btjit_template);
+	*modp = mod;
 	td = LLVMGetModuleDataLayout(mod);
 
 	shape_global = LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_SHAPE);
@@ -303,14 +313,16 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 				 (unsigned long) LLVMABISizeOfType(td, shape_type),
 				 sizeof(BtjitShape));
 		LLVMDisposeModule(mod);
-		return NULL;
+		*modp = NULL;
+		return false;
 	}
 	init = btjit_const_from_bytes(td, shape_type, (const unsigned char *) shape);
 	if (init == NULL)
 	{
 		snprintf(why, whylen, "template's shape type has an unexpected layout");
 		LLVMDisposeModule(mod);
-		return NULL;
+		*modp = NULL;
+		return false;
 	}
 	LLVMSetInitializer(shape_global, init);
 	LLVMSetGlobalConstant(shape_global, true);
@@ -342,9 +354,10 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	{
 		btjit_take_error(err, "optimisation failed", why, whylen);
 		LLVMDisposeModule(mod);
-		return NULL;
+		*modp = NULL;
+		return false;
 	}
-	return mod;
+	return true;
 }
 
 /* Add an object to the LLJIT (which takes the buffer) and find its entries. */
@@ -382,59 +395,105 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 }
 
 /*
+ * The guard must be down when the library is entered: if an earlier
+ * compile had left it raised, LLVM's handlers would stay ours outside the
+ * library.  That is a bug; refuse to compile rather than carry on, and say
+ * so in why[].
+ */
+static bool
+btjit_guard_is_down(char *why, size_t whylen)
+{
+	int			depth = btjit_llvm_guard_depth();
+
+	if (depth == 0)
+		return true;
+	snprintf(why, whylen,
+			 "the LLVM error guard was left raised (depth %d) by an earlier compile in this session",
+			 depth);
+	return false;
+}
+
+/*
  * Compile shape into code and link it into this backend's LLJIT; hand the
  * object file back as palloc'd bytes for the object cache.  Returns false
- * with why[] on any failure; never raises an error for LLVM's or the
- * template's sake.
+ * with why[] on any failure of LLVM or the template.  An ERROR raised
+ * inside (a failed palloc, or the ERROR test fault) propagates, but only
+ * after the PG_FINALLY block has disposed of the module and left the
+ * guard: the guard's depth is the same after this function as before,
+ * whichever way it returns.
  */
 static bool
 btjit_llvm_compile_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
-						 const BtjitObjectNames *names, BtjitCode *code,
+						 const BtjitObjectNames *names,
+						 BtjitCompileFault fault, BtjitCode *code,
 						 char **object_bytes, size_t *object_len,
 						 char *why, size_t whylen)
 {
-	char	   *error = NULL;
-	LLVMModuleRef mod;
-	LLVMMemoryBufferRef object;
-	bool		ok = false;
+	LLVMModuleRef volatile mod = NULL;
+	volatile bool ok = false;
+
+	if (!btjit_guard_is_down(why, whylen))
+		return false;
 
 	btjit_llvm_enter_guard();
-	mod = btjit_specialise(shape, tmpl, names, why, whylen);
-	if (mod == NULL)
-		goto done;
-
-	if (LLVMTargetMachineEmitToMemoryBuffer(btjit_target_machine, mod,
-											LLVMObjectFile, &error, &object))
+	PG_TRY();
 	{
-		snprintf(why, whylen, "code generation failed: %s", error);
-		LLVMDisposeMessage(error);
+		char	   *error = NULL;
+		LLVMMemoryBufferRef object;
+
+		if (!btjit_specialise(shape, tmpl, names, &mod, why, whylen))
+			goto done;
+
+		/* test hooks: fail here, with a module alive, inside the guard */
+		if (fault == BTJIT_COMPILE_FAULT_ERROR)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("btree_jit: injected fault while compiling key shape"),
+					 errdetail_internal("btree_jit.compile_fault is \"error\".")));
+		if (fault == BTJIT_COMPILE_FAULT_LLVM_FATAL)
+			btjit_llvm_raise_fatal_error("injected fault (btree_jit.compile_fault is \"llvm_fatal\")");
+
+		if (LLVMTargetMachineEmitToMemoryBuffer(btjit_target_machine, mod,
+												LLVMObjectFile, &error, &object))
+		{
+			snprintf(why, whylen, "code generation failed: %s", error);
+			LLVMDisposeMessage(error);
+			goto done;
+		}
 		LLVMDisposeModule(mod);
-		goto done;
-	}
-	LLVMDisposeModule(mod);
+		mod = NULL;
 
-	/* copied before the LLJIT takes the buffer */
-	*object_len = LLVMGetBufferSize(object);
-	*object_bytes = palloc_extended(*object_len, MCXT_ALLOC_NO_OOM);
-	if (*object_bytes == NULL)
-	{
-		snprintf(why, whylen, "out of memory");
-		LLVMDisposeMemoryBuffer(object);
-		goto done;
-	}
-	memcpy(*object_bytes, LLVMGetBufferStart(object), *object_len);
-	ok = btjit_link_object(object, names, code, why, whylen);
-	if (!ok)
-		pfree(*object_bytes);
-
+		/* copied before the LLJIT takes the buffer */
+		*object_len = LLVMGetBufferSize(object);
+		*object_bytes = palloc_extended(*object_len, MCXT_ALLOC_NO_OOM);
+		if (*object_bytes == NULL)
+		{
+			snprintf(why, whylen, "out of memory");
+			LLVMDisposeMemoryBuffer(object);
+			goto done;
+		}
+		memcpy(*object_bytes, LLVMGetBufferStart(object), *object_len);
+		ok = btjit_link_object(object, names, code, why, whylen);
+		if (!ok)
+			pfree(*object_bytes);
 done:
-	btjit_llvm_leave_guard();
+		;
+	}
+	PG_FINALLY();
+	{
+		if (mod != NULL)
+			LLVMDisposeModule(mod);
+		btjit_llvm_leave_guard();
+	}
+	PG_END_TRY();
 	return ok;
 }
 
 /*
  * The optimised IR or the machine code for a shape, as palloc'd text; for
- * btree_jit_explain().  Raises an error if the shape cannot be compiled.
+ * btree_jit_explain().  Raises an error if the shape cannot be compiled;
+ * whichever way it returns, LLVM's objects are disposed of and the guard
+ * left (PG_FINALLY).
  */
 static char *
 btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
@@ -442,54 +501,67 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 {
 	BtjitObjectNames names;
 	char		why[256];
-	char	   *text;
-	char	   *result;
-	char	   *error = NULL;
-	LLVMModuleRef mod;
+	LLVMModuleRef volatile mod = NULL;
+	LLVMMemoryBufferRef volatile buf = NULL;
+	char	   *volatile text = NULL;
+	char	   *volatile result = NULL;
 
 	strlcpy(names.key, "explained", sizeof(names.key));
 	strlcpy(names.search, "btjit_search_explained", sizeof(names.search));
 	strlcpy(names.entry, "btjit_entry_explained", sizeof(names.entry));
 	strlcpy(names.compare, "btjit_search_explained_cmp", sizeof(names.compare));
 
-	btjit_llvm_enter_guard();
-	mod = btjit_specialise(shape, tmpl, &names, why, sizeof(why));
-	if (mod == NULL)
-	{
-		btjit_llvm_leave_guard();
+	if (!btjit_guard_is_down(why, sizeof(why)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("btree_jit: could not compile the key shape"),
-				 errdetail("%s", why)));
-	}
+				 errdetail_internal("%s", why)));
 
-	if (assembly)
+	btjit_llvm_enter_guard();
+	PG_TRY();
 	{
-		LLVMMemoryBufferRef buf;
-
-		if (LLVMTargetMachineEmitToMemoryBuffer(btjit_target_machine, mod,
-												LLVMAssemblyFile, &error, &buf))
-		{
-			LLVMDisposeModule(mod);
-			btjit_llvm_leave_guard();
-			snprintf(why, sizeof(why), "%s", error);
-			LLVMDisposeMessage(error);
+		if (!btjit_specialise(shape, tmpl, &names, &mod, why, sizeof(why)))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("btree_jit: could not generate machine code"),
-					 errdetail("%s", why)));
+					 errmsg("btree_jit: could not compile the key shape"),
+					 errdetail_internal("%s", why)));
+
+		if (assembly)
+		{
+			char	   *error = NULL;
+			LLVMMemoryBufferRef asmbuf;
+
+			if (LLVMTargetMachineEmitToMemoryBuffer(btjit_target_machine, mod,
+													LLVMAssemblyFile, &error,
+													&asmbuf))
+			{
+				strlcpy(why, error, sizeof(why));
+				LLVMDisposeMessage(error);
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("btree_jit: could not generate machine code"),
+						 errdetail_internal("%s", why)));
+			}
+			buf = asmbuf;
+			result = pnstrdup(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
 		}
-		result = pnstrdup(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
-		LLVMDisposeMemoryBuffer(buf);
+		else
+		{
+			text = LLVMPrintModuleToString(mod);
+			result = pstrdup(text);
+		}
 	}
-	else
+	PG_FINALLY();
 	{
-		text = LLVMPrintModuleToString(mod);
-		result = pstrdup(text);
-		LLVMDisposeMessage(text);
+		if (buf != NULL)
+			LLVMDisposeMemoryBuffer(buf);
+		if (text != NULL)
+			LLVMDisposeMessage(text);
+		if (mod != NULL)
+			LLVMDisposeModule(mod);
+		btjit_llvm_leave_guard();
 	}
-	LLVMDisposeModule(mod);
-	btjit_llvm_leave_guard();
+	PG_END_TRY();
 	return result;
 }
 

@@ -86,6 +86,11 @@ btjit_compiler_load(char *why, size_t whylen)
 	return true;
 }
 
+/*
+ * Compile a shape for this backend: link it from the object cache, else
+ * compile it with the library and store the object for other backends.
+ * Records the time it took in code->compile_ms either way.
+ */
 bool
 btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 					char *why, size_t whylen)
@@ -111,8 +116,10 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 	}
 
 	if (!btjit_compiler_load(why, whylen) ||
-		!btjit_compiler.compile_shape(shape, tmpl, &names, code,
-									  &object, &object_len, why, whylen))
+		!btjit_compiler.compile_shape(shape, tmpl, &names,
+									  (BtjitCompileFault) btjit_compile_fault,
+									  code, &object, &object_len,
+									  why, whylen))
 		goto done;
 	if (btjit_object_cache)
 		btjit_object_cache_store(&names, object, object_len);
@@ -126,6 +133,7 @@ done:
 	return ok;
 }
 
+/* The IR or machine code of a shape, for btree_jit_explain(). */
 char *
 btjit_explain_shape(const BtjitShape *shape, bool assembly)
 {
@@ -137,7 +145,7 @@ btjit_explain_shape(const BtjitShape *shape, bool assembly)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("btree_jit: the compiler is not available"),
-				 errdetail("%s", why),
+				 errdetail_internal("%s", why),
 				 errhint("Check btree_jit.template_path, and that \"make install\" installed %s%s.",
 						 BTJIT_COMPILER_LIBRARY, DLSUFFIX)));
 	return btjit_compiler.explain_shape(shape, tmpl, assembly);

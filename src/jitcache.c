@@ -11,6 +11,10 @@
  * may have made stale (REINDEX, DROP, ALTER), and the next search examines
  * the index again, which costs a shape derivation and a cache lookup.
  *
+ * The per-index counters are this backend's only record of its searches;
+ * at exit they are added to the cluster-wide totals (counters.c) by an
+ * exit callback registered here.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -19,6 +23,7 @@
 
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
@@ -34,6 +39,7 @@ static uint64 btjit_ncompiles = 0;
 static uint64 btjit_ncompile_failures = 0;
 
 static void btjit_relcache_callback(Datum arg, Oid relid);
+static void btjit_cache_exit(int code, Datum arg);
 static void btjit_index_examine(Relation rel, BtjitIndex *ix);
 
 /*
@@ -46,6 +52,7 @@ btjit_cache_init(void)
 	CacheRegisterRelcacheCallback(btjit_relcache_callback, (Datum) 0);
 }
 
+/* Return an index to the undecided state; its counters are kept. */
 static void
 btjit_forget_index(BtjitIndex *ix)
 {
@@ -56,6 +63,11 @@ btjit_forget_index(BtjitIndex *ix)
 	ix->code = NULL;
 }
 
+/*
+ * Relcache invalidation: forget the state of the index (or of every index,
+ * for InvalidOid) and empty its slots, so that the next search examines it
+ * again.
+ */
 static void
 btjit_relcache_callback(Datum arg, Oid relid)
 {
@@ -104,7 +116,8 @@ btjit_index_open(Relation rel, bool force)
 		ctl.hcxt = TopMemoryContext;
 		btjit_index_hash = hash_create("btree_jit index state", 64, &ctl,
 									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		btjit_register_exit_flush();
+		/* the hash is never freed, so this runs once per backend */
+		before_shmem_exit(btjit_cache_exit, (Datum) 0);
 	}
 
 	ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_ENTER, &found);
@@ -198,6 +211,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 						RelationGetRelationName(rel), ix->signature)));
 }
 
+/* FNV-1a over the shape's bytes (built zeroed, so padding is stable). */
 static uint32
 btjit_shape_hash(const BtjitShape *shape)
 {
@@ -270,7 +284,7 @@ btjit_code_for_shape(const BtjitShape *shape, char *why, size_t whylen)
 		ereport(WARNING,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("btree_jit: could not compile key shape %s", code->signature),
-				 errdetail("%s", cwhy),
+				 errdetail_internal("%s", cwhy),
 				 errhint("Indexes of this shape use the server's own page search in this session.")));
 	}
 
@@ -280,6 +294,7 @@ btjit_code_for_shape(const BtjitShape *shape, char *why, size_t whylen)
 	return code;
 }
 
+/* Call cb for every index this backend has state for (sqlfuncs.c). */
 void
 btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg), void *arg)
 {
@@ -291,6 +306,20 @@ btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg), void *arg)
 	hash_seq_init(&status, btjit_index_hash);
 	while ((ix = hash_seq_search(&status)) != NULL)
 		cb(ix, arg);
+}
+
+/*
+ * At backend exit: add this backend's counters to the cluster-wide totals.
+ * Registered when the index hash is created, the first time this backend
+ * has anything to count.
+ */
+static void
+btjit_cache_exit(int code, Datum arg)
+{
+	BtjitCounters c;
+
+	btjit_local_totals(&c);
+	btjit_counters_add(&c);
 }
 
 /* This backend's counters: the per-index counts plus compile events. */

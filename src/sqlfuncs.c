@@ -27,6 +27,32 @@ PG_FUNCTION_INFO_V1(btree_jit_index_stats);
 PG_FUNCTION_INFO_V1(btree_jit_explain);
 PG_FUNCTION_INFO_V1(btree_jit_compile);
 
+/*
+ * The number of result columns of each function, as declared in
+ * sql/btree_jit--1.0.sql.  Each function asserts that it filled exactly
+ * that many values, and checks at run time that the declared row type has
+ * that many columns (an installed SQL script of another version would not).
+ */
+#define BTJIT_STATUS_COLS		12
+#define BTJIT_INDEX_STATS_COLS	12
+#define BTJIT_COMPILE_COLS		4
+
+/*
+ * Raise a clear error if the function's declared result has not the number
+ * of columns this module fills.
+ */
+static void
+btjit_check_result_columns(const char *function, TupleDesc tupdesc,
+						   int ncolumns)
+{
+	if (tupdesc->natts != ncolumns)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s() is declared to return %d columns, but the btree_jit module returns %d",
+						function, tupdesc->natts, ncolumns),
+				 errhint("The extension's SQL objects do not match the installed module; reinstall btree_jit or run ALTER EXTENSION btree_jit UPDATE.")));
+}
+
 static const char *
 btjit_state_name(BtjitIndexState state)
 {
@@ -41,18 +67,38 @@ btjit_state_name(BtjitIndexState state)
 	}
 }
 
+/*
+ * Cluster totals as of now: those of the backends that have exited
+ * (counters.c) plus this backend's own (jitcache.c).
+ */
+static void
+btjit_total_counters(BtjitCounters *out)
+{
+	BtjitCounters shared;
+
+	btjit_local_totals(out);
+	btjit_counters_read(&shared);
+	out->jit_searches += shared.jit_searches;
+	out->stock_searches += shared.stock_searches;
+	out->verified_searches += shared.verified_searches;
+	out->compiles += shared.compiles;
+	out->compile_failures += shared.compile_failures;
+}
+
+/* btree_jit_status(): the module's state and the cluster-wide counters. */
 Datum
 btree_jit_status(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[12];
-	bool		nulls[12];
+	Datum		values[BTJIT_STATUS_COLS];
+	bool		nulls[BTJIT_STATUS_COLS];
 	BtjitCounters totals;
 	const BtjitLocation *loc = &btjit_module.location;
 	int			i = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	btjit_check_result_columns("btree_jit_status", tupdesc, BTJIT_STATUS_COLS);
 
 	memset(nulls, 0, sizeof(nulls));
 	btjit_total_counters(&totals);
@@ -84,16 +130,18 @@ btree_jit_status(PG_FUNCTION_ARGS)
 	values[i++] = Int64GetDatum((int64) totals.verified_searches);
 	values[i++] = Int64GetDatum((int64) totals.compiles);
 	values[i++] = Int64GetDatum((int64) totals.compile_failures);
+	Assert(i == BTJIT_STATUS_COLS);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
+/* One row of btree_jit_index_stats(), for one index this backend knows. */
 static void
 btjit_stats_row(BtjitIndex *ix, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
-	Datum		values[12];
-	bool		nulls[12];
+	Datum		values[BTJIT_INDEX_STATS_COLS];
+	bool		nulls[BTJIT_INDEX_STATS_COLS];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -124,13 +172,19 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 	}
 	values[i++] = Int64GetDatum((int64) ix->jit_compares);
 	values[i++] = Int64GetDatum((int64) ix->verified_compares);
+	Assert(i == BTJIT_INDEX_STATS_COLS);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/* btree_jit_index_stats(): this backend's state of every index it knows. */
 Datum
 btree_jit_index_stats(PG_FUNCTION_ARGS)
 {
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
 	InitMaterializedSRF(fcinfo, 0);
+	btjit_check_result_columns("btree_jit_index_stats", rsinfo->setDesc,
+							   BTJIT_INDEX_STATS_COLS);
 	btjit_index_foreach(btjit_stats_row, fcinfo->resultinfo);
 	return (Datum) 0;
 }
@@ -162,6 +216,7 @@ btjit_open_btree_index(Oid relid)
 	return rel;
 }
 
+/* btree_jit_explain(): the optimised IR or machine code for an index. */
 Datum
 btree_jit_explain(PG_FUNCTION_ARGS)
 {
@@ -192,7 +247,7 @@ btree_jit_explain(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("index \"%s\" uses the server's own page search", name),
-				 errdetail("%s", why)));
+				 errdetail_internal("%s", why)));
 	}
 	relation_close(rel, AccessShareLock);
 
@@ -200,6 +255,10 @@ btree_jit_explain(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(result));
 }
 
+/*
+ * btree_jit_compile(): examine an index now, compiling its shape if need
+ * be, whatever btree_jit.compile_threshold says; returns its state.
+ */
 Datum
 btree_jit_compile(PG_FUNCTION_ARGS)
 {
@@ -207,29 +266,32 @@ btree_jit_compile(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Relation	rel;
 	BtjitIndex *ix;
-	Datum		values[4];
-	bool		nulls[4];
+	Datum		values[BTJIT_COMPILE_COLS];
+	bool		nulls[BTJIT_COMPILE_COLS];
+	int			i = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	btjit_check_result_columns("btree_jit_compile", tupdesc, BTJIT_COMPILE_COLS);
 
 	rel = btjit_open_btree_index(relid);
 	ix = btjit_index_open(rel, true);
 	relation_close(rel, AccessShareLock);
 
 	memset(nulls, 0, sizeof(nulls));
-	values[0] = CStringGetTextDatum(btjit_state_name(ix->state));
+	values[i++] = CStringGetTextDatum(btjit_state_name(ix->state));
 	if (ix->signature[0])
-		values[1] = CStringGetTextDatum(ix->signature);
+		values[i++] = CStringGetTextDatum(ix->signature);
 	else
-		nulls[1] = true;
+		nulls[i++] = true;
 	if (ix->reason[0])
-		values[2] = CStringGetTextDatum(ix->reason);
+		values[i++] = CStringGetTextDatum(ix->reason);
 	else
-		nulls[2] = true;
+		nulls[i++] = true;
 	if (ix->code != NULL)
-		values[3] = Float8GetDatum(ix->code->compile_ms);
+		values[i++] = Float8GetDatum(ix->code->compile_ms);
 	else
-		nulls[3] = true;
+		nulls[i++] = true;
+	Assert(i == BTJIT_COMPILE_COLS);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -20,7 +20,9 @@
 #   2. templates     template_path missing, garbage, empty, truncated, a
 #                    directory, someone else's bitcode: WARNING, index state
 #                    'stock' (with the reason), results still correct; RESET
-#                    makes new shapes compile again
+#                    makes new shapes compile again; an ERROR inside the LLVM
+#                    error guard (btree_jit.compile_fault) leaves the guard,
+#                    an LLVM fatal error ends only the session, with FATAL
 #   3. memory        one long-lived backend searches 2000 indexes with
 #                    hundreds of distinct key shapes (four passes and index
 #                    churn): VmRSS and memory contexts stay bounded, compiled
@@ -218,10 +220,11 @@ expect_value "plain role: btree_jit_index_stats() works" \
 	"SET enable_seqscan = off; SELECT count(*) FROM bi WHERE a = 5; SELECT count(*) > 0 FROM btree_jit_index_stats()" "1
 t" plain
 expect_value "plain role: SET btree_jit.enabled works" "SET btree_jit.enabled = off; SHOW btree_jit.enabled" off plain
-for g in verify template_path max_signatures compile_threshold object_cache log_compiles; do
+for g in verify template_path max_signatures compile_threshold object_cache log_compiles compile_fault; do
 	case $g in
 	template_path) v="'/tmp/x.bc'" ;;
 	max_signatures | compile_threshold) v=5 ;;
+	compile_fault) v=error ;;
 	*) v=off ;;
 	esac
 	expect_sqlstate "plain role: SET btree_jit.$g" 42501 "SET btree_jit.$g = $v" plain
@@ -318,6 +321,43 @@ SQL
 	fi
 	expect_eq "template $name: after RESET a new shape compiles" "$(grep '^after:' <<<"$out" || true)" "after:jit"
 done
+# faults inside the compiler library's LLVM error guard (the test hook
+# btree_jit.compile_fault, superuser only): an ERROR there leaves the guard,
+# so the same session compiles again; an LLVM fatal error there ends the
+# session with FATAL, not the server with abort()
+cf_out=$(psqlv -v ON_ERROR_STOP=0 2>&1 <<'SQL'
+SET btree_jit.object_cache = off;
+SET btree_jit.compile_fault = error;
+SELECT '@@E ' || state FROM btree_jit_compile('tf_1');
+RESET btree_jit.compile_fault;
+SELECT '@@A ' || state || ':' || coalesce(reason, '') FROM btree_jit_compile('tf_1');
+SQL
+) || true
+if grep -q 'ERROR:  XX000: btree_jit: injected fault' <<<"$cf_out" && ! grep -q '^@@E' <<<"$cf_out"; then
+	ok "compile_fault = error: the compile raises the injected ERROR"
+else
+	bad "compile_fault = error: want the injected ERROR" "$cf_out"
+fi
+expect_eq "compile_fault = error: the same session then compiles (guard left)" \
+	"$(sed -n 's/^@@A //p' <<<"$cf_out")" "jit:"
+log_from=$(stat -c %s "$BTJIT_CLUSTER_LOG")
+cf_out=$(psqlv -v ON_ERROR_STOP=0 2>&1 <<'SQL'
+SET btree_jit.object_cache = off;
+SET btree_jit.compile_fault = llvm_fatal;
+SELECT '@@F ' || state FROM btree_jit_compile('tf_2');
+SELECT '@@G still connected';
+SQL
+) || true
+if grep -q 'FATAL:  XX000: btree_jit: fatal error in LLVM' <<<"$cf_out" && ! grep -q '^@@[FG]' <<<"$cf_out"; then
+	ok "compile_fault = llvm_fatal: the session ends with FATAL"
+else
+	bad "compile_fault = llvm_fatal: want FATAL and the session gone" "$cf_out"
+fi
+check "compile_fault = llvm_fatal: postmaster did not restart" server_alive
+expect_eq "compile_fault = llvm_fatal: no crash, abort or LLVM ERROR in the server log" \
+	"$(server_log_problems "$log_from")" ""
+expect_value "compile_fault = llvm_fatal: the next session compiles the shape" \
+	"SET btree_jit.object_cache = off; SELECT state FROM btree_jit_compile('tf_2')" jit
 check "server up after template faults" server_alive
 echo "   ($(elapsed "$t2")s)"
 

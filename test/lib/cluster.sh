@@ -20,8 +20,8 @@
 #                   0: preload nothing.  Extra conf lines given to
 #                   cluster_start come last, so they override this too.
 #   BTJIT_LOCALE    initdb --locale (default C: byte-order text comparison,
-#                   deterministic across machines, and the collation the
-#                   module can specialise text keys for)
+#                   deterministic across machines; text keys are not
+#                   specialised yet and always use the server's own search)
 #   BTJIT_TCP       1: also listen on 127.0.0.1 (for tools that need TCP)
 #   BTJIT_TMP       parent of the temp dirs (default /tmp; must be
 #                   traversable by the postgres user)

@@ -1,0 +1,118 @@
+/*-------------------------------------------------------------------------
+ *
+ * compiler.h
+ *	  The interface between the module and its compiler library,
+ *	  btree_jit_llvm.so (compile.c, llvm_error.cpp).
+ *
+ * The library links LLVM and is loaded by compile_loader.c on a backend's
+ * first compile; everything the two sides exchange is declared here, and
+ * the library includes nothing else of the module's but shape.h.  This is
+ * the split PostgreSQL makes between jit.h (what the server sees) and
+ * llvmjit.h (the provider's own).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_COMPILER_H
+#define BTREE_JIT_COMPILER_H
+
+#include "shape.h"
+
+/* Internal to whichever library includes it (see btree_jit.h). */
+#pragma GCC visibility push(hidden)
+
+/* ---- A compiled shape (filled by compile.c or objcache.c) ---- */
+typedef struct BtjitCode
+{
+	uint32		hash;			/* of the shape */
+	BtjitShape	shape;
+	char		signature[BTJIT_SIGNATURE_LEN];
+	BtjitSearchFn fn;			/* NULL if compilation failed */
+	BtjitEntryFn entry;			/* fused entry; set with fn */
+	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare; set with fn */
+	double		compile_ms;		/* to compile, or to load from the cache */
+	bool		from_object_cache;	/* loaded, not compiled, here */
+	char		failure[256];	/* why compilation failed */
+	struct BtjitCode *next;
+} BtjitCode;
+
+/* ---- The bitcode template, as read by objcache.c ---- */
+typedef struct BtjitTemplate
+{
+	const char *path;
+	const char *data;			/* the bitcode file's bytes */
+	size_t		len;
+	uint64		hash;			/* of the bytes */
+} BtjitTemplate;
+
+/* A shape's object cache key and the names of its compiled functions. */
+typedef struct BtjitObjectNames
+{
+	char		key[17];
+	char		search[48];		/* BtjitSearchFn */
+	char		entry[48];		/* BtjitEntryFn */
+	char		compare[48];	/* BtjitCompareEntryFn */
+} BtjitObjectNames;
+
+/*
+ * The code generator's settings (compile.c), part of the object cache key:
+ * the optimisation pipeline, and LLVM's JIT code model, which makes every
+ * symbol reference an absolute 64-bit one (what objload.c expects).
+ */
+#define BTJIT_PASSES "default<O2>"
+#define BTJIT_CODEGEN_ID "btree_jit 1.0 " BTJIT_PASSES " jit-code-model"
+
+/*
+ * Test hook (btree_jit.compile_fault, a superuser-only setting hidden from
+ * SHOW ALL): make a compile fail inside the LLVM fatal-error guard, either
+ * with an ERROR (as a failed palloc would) or with an LLVM fatal error.
+ */
+typedef enum BtjitCompileFault
+{
+	BTJIT_COMPILE_NORMAL = 0,
+	BTJIT_COMPILE_FAULT_ERROR,	/* ereport(ERROR) inside the guard */
+	BTJIT_COMPILE_FAULT_LLVM_FATAL	/* llvm::report_fatal_error() */
+} BtjitCompileFault;
+
+/*
+ * What the compiler library offers, filled in by its BTJIT_COMPILER_INIT
+ * function.  compile_shape specialises tmpl for shape, links the result
+ * into this backend under names, and returns the object file as palloc'd
+ * bytes for the cache; on any failure of LLVM or the template it returns
+ * false with why[].  It raises an error only for the server's own reasons
+ * (out of memory, or the ERROR fault), and then leaves the LLVM guard as it
+ * found it.  explain_shape returns palloc'd text (optimised IR, or machine
+ * code if assembly) and raises an error if it cannot.
+ */
+typedef struct BtjitCompiler
+{
+	bool		(*compile_shape) (const BtjitShape *shape,
+								  const BtjitTemplate *tmpl,
+								  const BtjitObjectNames *names,
+								  BtjitCompileFault fault,
+								  BtjitCode *code, char **object,
+								  size_t *objlen, char *why, size_t whylen);
+	char	   *(*explain_shape) (const BtjitShape *shape,
+								  const BtjitTemplate *tmpl, bool assembly);
+} BtjitCompiler;
+
+#define BTJIT_COMPILER_LIBRARY "btree_jit_llvm"
+#define BTJIT_COMPILER_INIT "btjit_compiler_init"
+typedef void (*BtjitCompilerInitFn) (BtjitCompiler *compiler);
+
+/*
+ * ---- LLVM fatal-error guard (llvm_error.cpp, inside the library) ----
+ * Between enter and leave, LLVM's fatal errors and failed allocations end
+ * the session with FATAL instead of aborting the server.  Calls nest; every
+ * enter must be matched by a leave on every path, the error path included
+ * (compile.c leaves in PG_FINALLY).  The depth is 0 outside the library's
+ * entry points.
+ */
+extern void btjit_llvm_enter_guard(void);
+extern void btjit_llvm_leave_guard(void);
+extern int	btjit_llvm_guard_depth(void);
+/* For BTJIT_COMPILE_FAULT_LLVM_FATAL: raise an LLVM fatal error. */
+extern void btjit_llvm_raise_fatal_error(const char *reason);
+
+#pragma GCC visibility pop
+
+#endif							/* BTREE_JIT_COMPILER_H */

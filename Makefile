@@ -36,13 +36,13 @@ PGFILEDESC = "btree_jit - specialised B-tree page search"
 TEMPLATES = llvm-ir/search_template.bc
 
 PG_CONFIG ?= pg_config
-LLVM_CONFIG ?= llvm-config-14
-CLANG ?= clang-14
 
-PG_CPPFLAGS = -I$(srcdir)/src -I$(shell $(LLVM_CONFIG) --includedir)
-PG_CXXFLAGS = -std=c++14 -fno-exceptions
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CXXFLAGS = -fno-exceptions
 SHLIB_LINK = -lZydis
-COMPILER_LINK = -L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-14 -lstdc++
+# The compiler links the LLVM the server's own JIT links, as PGXS records
+# it (LLVM_LIBS; 14 for PostgreSQL 15, 19 for 17, 21 for 18 on Debian).
+COMPILER_LINK = $(LLVM_LIBS) -lstdc++
 EXTRA_CLEAN = $(COMPILER_LIB) $(COMPILER_OBJS) $(TEMPLATES) test/patcher/test_patcher $(PATCHER_FAKES) \
 	test/objload/test_objload $(OBJLOAD_FIXTURES)
 
@@ -53,11 +53,17 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-override CPPFLAGS := $(CPPFLAGS) -I$(shell $(LLVM_CONFIG) --includedir)
+# LLVM's headers, C++ standard and clang as the server's JIT was built with
+# them (PGXS's Makefile.global: LLVM_CPPFLAGS, LLVM_CXXFLAGS, CLANG).
+ifeq ($(strip $(CLANG)),)
+$(error $(PG_CONFIG) describes a server built without LLVM support (PGXS sets no CLANG))
+endif
+override CPPFLAGS := $(CPPFLAGS) $(LLVM_CPPFLAGS)
+override CXXFLAGS := $(CXXFLAGS) $(LLVM_CXXFLAGS)
 
 # The template is compiled with the server's own bitcode flags so that the
 # struct layouts it sees are the server's.
-BTJIT_BITCODE_FLAGS = $(BITCODE_CFLAGS) -O2 -I$(srcdir)/src \
+BTJIT_BITCODE_FLAGS = $(BITCODE_CFLAGS) -O2 -Wno-ignored-attributes -I$(srcdir)/src \
 	-I$(includedir_server) -I$(includedir_internal) $(CPPFLAGS)
 
 # PGXS does not track header dependencies; the module's structs are shared

@@ -49,11 +49,18 @@ btjit_assign_verify(bool newval, void *extra)
 	btjit_fast_ok = btjit_enabled && !newval;
 }
 
+/*
+ * Not a locator input: makes start-up take this server for a major version
+ * the module does not support (test/suite-startup.sh).
+ */
+#define BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR 100
+
 static const struct config_enum_entry locate_fault_options[] = {
 	{"none", BTJIT_LOCATE_NORMAL, false},
 	{"wrong_caller", BTJIT_LOCATE_FAULT_WRONG_CALLER, false},
 	{"truncated", BTJIT_LOCATE_FAULT_TRUNCATED, false},
 	{"no_callconv", BTJIT_LOCATE_FAULT_NO_CALLCONV, false},
+	{"unsupported_major", BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR, false},
 	{NULL, 0, false}
 };
 
@@ -208,6 +215,21 @@ btjit_install_redirect(void)
 #if defined(__x86_64__) && defined(__linux__)
 	char		why[512];
 	BtjitLocation *loc = &btjit_module.location;
+	int			major = PG_VERSION_NUM / 10000;
+
+	if (btjit_locate_fault == BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR)
+		major = 16;
+	if (!BTJIT_MAJOR_SUPPORTED(major))
+	{
+		snprintf(btjit_module.reason, sizeof(btjit_module.reason),
+				 "PostgreSQL %d is not a supported major version (supported: %s)",
+				 major, BTJIT_SUPPORTED_MAJORS);
+		ereport(LOG,
+				(errmsg("btree_jit is inactive: %s", btjit_module.reason),
+				 errdetail("Every B-tree page search uses the server's own code."),
+				 errhint("The module redirects only server builds whose code it was verified against.")));
+		return;
+	}
 
 	if (!btjit_locate_binsrch((BtjitLocateFault) btjit_locate_fault, loc,
 							  why, sizeof(why)))

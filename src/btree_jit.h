@@ -44,6 +44,7 @@
 
 #include "binpatch.h"
 #include "compiler.h"
+#include "pg_compat.h"
 #include "shape.h"
 
 /*

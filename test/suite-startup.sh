@@ -6,6 +6,9 @@
 #     truncated, no_callconv): the server starts unpatched, queries work,
 #     btree_jit_status() says active = false and why, and the log has one
 #     LOG line saying what failed;
+#   - a server of a major version the module does not support
+#     (locate_fault = unsupported_major takes this server for a 16): one LOG
+#     line, nothing located or patched;
 #   - the library loaded without shared_preload_libraries (LOAD, CREATE
 #     EXTENSION): a WARNING that it must be preloaded, nothing patched;
 #   - the normal start: active, and the log names the address and evidence.
@@ -65,6 +68,20 @@ for fault in wrong_caller truncated no_callconv; do
 			SELECT reason FROM btree_jit_compile('p_pkey')" | tail -n1)" = "module inactive"
 	cluster_stop
 done
+
+# ---- a server of a major version the module does not support ----
+echo "# locate_fault = unsupported_major"
+cluster_start "" "btree_jit.locate_fault = unsupported_major"
+check "unsupported major: server runs queries" probe_works
+check "unsupported major: status says inactive" test "$(status_field active)" = f
+reason=$(status_field reason)
+echo "     reason: $reason"
+check "unsupported major: reason names the version" \
+	grep -q '^PostgreSQL 16 is not a supported major version (supported: 15, 17, 18)$' <<<"$reason"
+check "unsupported major: exactly one btree_jit LOG line" \
+	test "$(grep -c 'LOG:  btree_jit' "$BTJIT_CLUSTER_LOG")" -eq 1
+check "unsupported major: nothing redirected" test "$(status_field call_sites)" = 0
+cluster_stop
 
 # ---- not preloaded ----
 echo "# not preloaded"

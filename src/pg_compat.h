@@ -1,0 +1,56 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_compat.h
+ *	  The differences between the PostgreSQL major versions the module
+ *	  supports (15, 17, 18), each named once.
+ *
+ * Included by the module's C files and by the bitcode template, so that
+ * both read the server's structs the same way.  Every difference the code
+ * depends on is a macro here, with the version that introduced it, so that
+ * a reader sees the whole list in one place (src/README, "The contract",
+ * says what each means for the page search).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_PG_COMPAT_H
+#define BTREE_JIT_PG_COMPAT_H
+
+#include "access/nbtree.h"
+
+/*
+ * The majors whose builds the module was verified on.  The code compiles
+ * for others between them (16 has 15's layout), but the module then stays
+ * inactive at start-up and says why: nobody has checked that server's
+ * binary and semantics against the contract.
+ */
+#define BTJIT_SUPPORTED_MAJORS		"15, 17, 18"
+#define BTJIT_MAJOR_SUPPORTED(major) \
+	((major) == 15 || (major) == 17 || (major) == 18)
+
+/*
+ * BTScanInsertData's flag at offset 4.  Up to 16 it is pivotsearch (set
+ * only by page deletion's search for a leaf by its high key); from 17 it is
+ * backward, set by every backward scan as well.  _bt_compare's tie-break
+ * for a pivot with a truncated heap TID tests it the same way in both;
+ * from 17 _bt_binsrch also uses it on leaf pages (BTJIT_LEAF_BACKWARD).
+ */
+#if PG_VERSION_NUM >= 170000
+#define BTJIT_KEY_BACKWARD(key)		((key)->backward)
+#define BTJIT_KEY_BACKWARD_NAME		"backward"
+#else
+#define BTJIT_KEY_BACKWARD(key)		((key)->pivotsearch)
+#define BTJIT_KEY_BACKWARD_NAME		"pivotsearch"
+#endif
+
+/*
+ * From 17, _bt_binsrch on a leaf page returns the offset before the one it
+ * found when the scankey is backward (in 15 _bt_first took that step after
+ * the call).  An empty page still returns the first data key unchanged.
+ */
+#if PG_VERSION_NUM >= 170000
+#define BTJIT_LEAF_BACKWARD 1
+#else
+#define BTJIT_LEAF_BACKWARD 0
+#endif
+
+#endif							/* BTREE_JIT_PG_COMPAT_H */

@@ -63,6 +63,23 @@ class Query:
         return f"DECLARE c SCROLL CURSOR FOR {self.cursor[0]}; " + '; '.join(self.cursor[1])
 
 
+# The kinds of query: name, weight, the QueryGen method that writes one.
+# The name also selects the planner settings (QueryGen.settings).
+QUERY_KINDS = [
+    ('prefix', 25, 'q_prefix'),
+    ('range', 12, 'q_range'),
+    ('row', 10, 'q_row'),
+    ('order', 8, 'q_order'),
+    ('cursor', 8, 'q_cursor'),
+    ('nestloop', 6, 'q_nestloop'),
+    ('ios', 10, 'q_prefix'),
+    ('bitmap', 5, 'q_prefix'),
+    ('nonlead', 3, 'q_nonlead'),
+    ('count', 5, 'q_prefix'),
+    ('parallel', 2, 'q_prefix'),
+]
+
+
 class QueryGen:
     """Draws queries on a Shape from rng (the round's stream); keeps them
     in order, numbered from 1."""
@@ -194,85 +211,109 @@ class QueryGen:
             preds.append(self.pred_last(ix.keys[0].col))
         return preds, p
 
+    def maybe_where(self, ix, p):
+        """With probability p a WHERE clause on a key prefix (where_prefix),
+        else nothing."""
+        if self.rng.random() < p:
+            preds, _ = self.where_prefix(ix)
+            return f"WHERE {' AND '.join(preds)} "
+        return ''
+
     def gen_query(self):
-        """One random query on one of the indexes."""
+        """One random query on one of the indexes: its kind drawn from
+        QUERY_KINDS by weight, written by the kind's method."""
         rng = self.rng
         ix = rng.choice(self.shape.indexes)
         t = self.shape.table
-        kind = rng.choices(
-            ['prefix', 'range', 'row', 'order', 'cursor', 'nestloop', 'ios',
-             'bitmap', 'nonlead', 'count', 'parallel'],
-            weights=[25, 12, 10, 8, 8, 6, 10, 5, 3, 5, 2])[0]
-        if kind in ('prefix', 'ios', 'bitmap', 'parallel', 'count'):
-            preds, p = self.where_prefix(ix)
-            ios = kind == 'ios'
-            sel = 'count(*)' if kind == 'count' else self.select_list(ix, ios)
-            sql = f"SELECT {sel} FROM {t} WHERE {' AND '.join(preds)}"
-            if kind in ('prefix', 'ios') and rng.random() < 0.5:
-                sql += ' ' + self.order_by(ix, start=0) + self.limit()
-            elif kind in ('prefix', 'ios'):
-                sql += self.limit()
-            return self.add(kind, ix, sql=sql, ordered=(kind != 'parallel'))
-        if kind == 'range':
-            c = ix.keys[0].col
-            sql = (f"SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t} "
-                   f"WHERE {self.pred_range(c)} {self.order_by(ix)}{self.limit()}")
-            return self.add(kind, ix, sql=sql)
-        if kind == 'row':
-            if len(ix.keys) < 2:
-                return self.add('range', ix, sql=(
-                    f"SELECT * FROM {t} WHERE ({ix.keys[0].col.name}) > ({ix.keys[0].col.const(rng)}) "
-                    f"{self.order_by(ix)}{self.limit()}"))
-            m = rng.randint(2, len(ix.keys))
-            cols = [k.col for k in ix.keys[:m]]
-            op = rng.choice(['>', '>=', '<', '<='])
-            vals = [c.const(rng, cross_ok=rng.random() < 0.3) for c in cols]
-            pred = f"({', '.join(c.name for c in cols)}) {op} ({', '.join(vals)})"
-            if rng.random() < 0.3:
-                op2 = rng.choice(['<', '<=']) if op in ('>', '>=') else rng.choice(['>', '>='])
-                vals2 = [c.const(rng, cross_ok=False) for c in cols]
-                pred += f" AND ({', '.join(c.name for c in cols)}) {op2} ({', '.join(vals2)})"
-            sql = (f"SELECT {self.select_list(ix, False)} FROM {t} WHERE {pred} "
-                   f"{self.order_by(ix)}{self.limit()}")
-            return self.add(kind, ix, sql=sql)
-        if kind == 'order':
-            where = ''
-            if rng.random() < 0.5:
-                preds, _ = self.where_prefix(ix)
-                where = f"WHERE {' AND '.join(preds)} "
-            sql = (f"SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t} {where}"
-                   f"{self.order_by(ix)} LIMIT {rng.choice([1, 2, 10, 50])}")
-            return self.add(kind, ix, sql=sql)
-        if kind == 'cursor':
-            where = ''
-            if rng.random() < 0.7:
-                preds, _ = self.where_prefix(ix)
-                where = f"WHERE {' AND '.join(preds)} "
-            sel = (f"SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t} {where}"
-                   f"{self.order_by(ix)}")
-            fetches = []
-            for _ in range(rng.randint(3, 7)):
-                n = rng.choice([1, 2, 5, 20])
-                fetches.append(rng.choice([
-                    f"FETCH {n} FROM c", f"FETCH BACKWARD {n} FROM c",
-                    f"FETCH BACKWARD {n} FROM c", "FETCH LAST FROM c",
-                    "FETCH FIRST FROM c", f"FETCH ABSOLUTE {rng.choice([1, 3, -1, -4, 30])} FROM c",
-                    f"FETCH RELATIVE {rng.choice([-3, -1, 2])} FROM c",
-                    f"MOVE {n * 5} FROM c", f"MOVE BACKWARD ALL FROM c",
-                    f"MOVE FORWARD ALL FROM c"]))
-            return self.add(kind, ix, cursor=(sel, fetches))
-        if kind == 'nestloop':
-            k0 = ix.keys[0].col
-            vals = k0.const_list(rng, rng.randint(3, 30))
-            extra = ''
-            if len(ix.keys) > 1 and rng.random() < 0.5:
-                extra = f" AND {self.pred_last(ix.keys[1].col)}"
-            sql = (f"SELECT v.n, s.* FROM (SELECT row_number() OVER () AS n, x FROM "
-                   f"unnest(ARRAY[{', '.join(vals)}]::{k0.t.sql}[]) x) v CROSS JOIN LATERAL "
-                   f"(SELECT {self.select_list(ix, False)} FROM {t} WHERE {k0.name} = v.x{extra} "
-                   f"{self.order_by(ix)} LIMIT {rng.choice([1, 2, 5])}) s")
-            return self.add(kind, ix, sql=sql)
-        # nonlead: predicates only on later key columns (index used as a filter)
+        kind = rng.choices([k for k, _, _ in QUERY_KINDS], weights=[w for _, w, _ in QUERY_KINDS])[0]
+        method = [m for k, _, m in QUERY_KINDS if k == kind][0]
+        return getattr(self, method)(kind, ix, t)
+
+    def q_prefix(self, kind, ix, t):
+        """Equalities on a key prefix and maybe one more predicate (prefix,
+        ios, bitmap, parallel, count: the kind sets the planner settings)."""
+        rng = self.rng
+        preds, p = self.where_prefix(ix)
+        ios = kind == 'ios'
+        sel = 'count(*)' if kind == 'count' else self.select_list(ix, ios)
+        sql = f"SELECT {sel} FROM {t} WHERE {' AND '.join(preds)}"
+        if kind in ('prefix', 'ios') and rng.random() < 0.5:
+            sql += ' ' + self.order_by(ix, start=0) + self.limit()
+        elif kind in ('prefix', 'ios'):
+            sql += self.limit()
+        return self.add(kind, ix, sql=sql, ordered=(kind != 'parallel'))
+
+    def q_range(self, kind, ix, t):
+        """A range on the leading key column, in index order."""
+        rng = self.rng
+        c = ix.keys[0].col
+        sql = (f"SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t} "
+               f"WHERE {self.pred_range(c)} {self.order_by(ix)}{self.limit()}")
+        return self.add(kind, ix, sql=sql)
+
+    def q_row(self, kind, ix, t):
+        """A row comparison on a key prefix (or a range on a one-key index)."""
+        rng = self.rng
+        if len(ix.keys) < 2:
+            return self.add('range', ix, sql=(
+                f"SELECT * FROM {t} WHERE ({ix.keys[0].col.name}) > ({ix.keys[0].col.const(rng)}) "
+                f"{self.order_by(ix)}{self.limit()}"))
+        m = rng.randint(2, len(ix.keys))
+        cols = [k.col for k in ix.keys[:m]]
+        op = rng.choice(['>', '>=', '<', '<='])
+        vals = [c.const(rng, cross_ok=rng.random() < 0.3) for c in cols]
+        pred = f"({', '.join(c.name for c in cols)}) {op} ({', '.join(vals)})"
+        if rng.random() < 0.3:
+            op2 = rng.choice(['<', '<=']) if op in ('>', '>=') else rng.choice(['>', '>='])
+            vals2 = [c.const(rng, cross_ok=False) for c in cols]
+            pred += f" AND ({', '.join(c.name for c in cols)}) {op2} ({', '.join(vals2)})"
+        sql = (f"SELECT {self.select_list(ix, False)} FROM {t} WHERE {pred} "
+               f"{self.order_by(ix)}{self.limit()}")
+        return self.add(kind, ix, sql=sql)
+
+    def q_order(self, kind, ix, t):
+        """ORDER BY ... LIMIT, maybe on a key prefix."""
+        rng = self.rng
+        where = self.maybe_where(ix, 0.5)
+        sql = (f"SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t} {where}"
+               f"{self.order_by(ix)} LIMIT {rng.choice([1, 2, 10, 50])}")
+        return self.add(kind, ix, sql=sql)
+
+    def q_cursor(self, kind, ix, t):
+        """A scrollable cursor, fetched and moved both ways."""
+        rng = self.rng
+        where = self.maybe_where(ix, 0.7)
+        sel = (f"SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t} {where}"
+               f"{self.order_by(ix)}")
+        fetches = []
+        for _ in range(rng.randint(3, 7)):
+            n = rng.choice([1, 2, 5, 20])
+            fetches.append(rng.choice([
+                f"FETCH {n} FROM c", f"FETCH BACKWARD {n} FROM c",
+                f"FETCH BACKWARD {n} FROM c", "FETCH LAST FROM c",
+                "FETCH FIRST FROM c", f"FETCH ABSOLUTE {rng.choice([1, 3, -1, -4, 30])} FROM c",
+                f"FETCH RELATIVE {rng.choice([-3, -1, 2])} FROM c",
+                f"MOVE {n * 5} FROM c", f"MOVE BACKWARD ALL FROM c",
+                f"MOVE FORWARD ALL FROM c"]))
+        return self.add(kind, ix, cursor=(sel, fetches))
+
+    def q_nestloop(self, kind, ix, t):
+        """Nested-loop probes of the leading key column from an array."""
+        rng = self.rng
+        k0 = ix.keys[0].col
+        vals = k0.const_list(rng, rng.randint(3, 30))
+        extra = ''
+        if len(ix.keys) > 1 and rng.random() < 0.5:
+            extra = f" AND {self.pred_last(ix.keys[1].col)}"
+        sql = (f"SELECT v.n, s.* FROM (SELECT row_number() OVER () AS n, x FROM "
+               f"unnest(ARRAY[{', '.join(vals)}]::{k0.t.sql}[]) x) v CROSS JOIN LATERAL "
+               f"(SELECT {self.select_list(ix, False)} FROM {t} WHERE {k0.name} = v.x{extra} "
+               f"{self.order_by(ix)} LIMIT {rng.choice([1, 2, 5])}) s")
+        return self.add(kind, ix, sql=sql)
+
+    def q_nonlead(self, kind, ix, t):
+        """Predicates only on later key columns (the index used as a filter)."""
+        rng = self.rng
         if len(ix.keys) > 1:
             c = rng.choice(ix.keys[1:]).col
             sql = f"SELECT * FROM {t} WHERE {self.pred_last(c)} {self.order_by(ix)}{self.limit()}"

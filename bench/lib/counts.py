@@ -253,15 +253,9 @@ def plan_checks(work, n_of):
                                                             for l in first.splitlines() if "Scan" in l or "Loop" in l)))
 
 
-def run_counts(work, counter, n_of, jobs_n, stock_names):
-    """stock_names: workloads also counted on the server WITHOUT the module
-    (arm 'stock'): 'off' runs the module's dispatcher, which costs
-    something; 'stock' is the server as shipped."""
-    marked = counter == "callgrind"
-    items = [(w, q) for w in work if w.kind in ("sql", "pgbench") for q in w.queries]
-    if not items:
-        return []
-    stock_items = [(w, q) for w, q in items if w.name in stock_names] if MOD.loaded else []
+def make_jobs(items, stock_items, marked, n_of):
+    """The single-user processes: callgrind (marked) one per arm for all
+    statements; otherwise one per (statement, arm, N|0)."""
     jobs = []
     if marked:
         jobs = [CountJob(items, arm, True) for arm in ARMS]
@@ -273,90 +267,129 @@ def run_counts(work, counter, n_of, jobs_n, stock_names):
             for arm in arms:
                 for which in ("N", "0"):
                     jobs.append(CountJob([(w, q)], arm, False, which, n_of(w)))
-    workdir = os.path.join(os.environ["BTJIT_CLUSTER_DIR"], "counts")
-    os.makedirs(workdir, exist_ok=True)
-    if os.geteuid() == 0:
-        shutil.chown(workdir, OS_USER, OS_USER)
-    psql("CHECKPOINT")
-    cluster_stop()
-    pgdata = os.environ["PGDATA"]
-    copies = []
-    done = [0]
-    lock = threading.Lock()
+    return jobs
 
-    def copy_datadir(name):
-        d = "%s.%s" % (pgdata, name)
+
+class CountRun:
+    """The jobs of one run_counts, with the cluster down: the data
+    directory copies they run on, and their progress lines."""
+
+    def __init__(self, jobs, workdir, counter, n_of, marked):
+        self.jobs, self.workdir, self.counter, self.n_of, self.marked = jobs, workdir, counter, n_of, marked
+        self.pgdata = os.environ["PGDATA"]
+        self.copies = []
+        self.done = 0
+        self.lock = threading.Lock()
+
+    def copy_datadir(self, name):
+        """A copy of the data directory (removed by cleanup())."""
+        d = "%s.%s" % (self.pgdata, name)
         t = time.time()
-        run(["cp", "-a", pgdata, d])
-        copies.append(d)
-        say("copied the data directory (%s) to %s in %.0fs" % (du(pgdata), d, time.time() - t))
+        run(["cp", "-a", self.pgdata, d])
+        self.copies.append(d)
+        say("copied the data directory (%s) to %s in %.0fs" % (du(self.pgdata), d, time.time() - t))
         return d
 
-    def work_one(job, d):
-        run_count_job(job, d, workdir, counter, n_of)
-        with lock:
-            done[0] += 1
-            k = done[0]
+    def cleanup(self):
+        for d in self.copies:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def work_one(self, job, d):
+        """Run one job on data directory d; a progress line."""
+        run_count_job(job, d, self.workdir, self.counter, self.n_of)
+        with self.lock:
+            self.done += 1
+            k = self.done
+        jobs = self.jobs
         if job.error:
             say("  [%d/%d] %s FAILED: %s" % (k, len(jobs), job.label(), job.error))
-        elif marked:
+        elif self.marked:
             say("  [%d/%d] %s: %s instructions in %.0fs" % (k, len(jobs), job.label(),
                                                             "{:,}".format(sum(job.parts)), job.seconds))
         else:
             say("  [%d/%d] %s: %s instructions, %.0fs" % (k, len(jobs), job.label(),
                                                           "{:,}".format(job.count), job.seconds))
 
+    def run_marked(self, jobs_n, n_items):
+        """callgrind: the 'on' process and the 'off' (then 'stock') process,
+        side by side when jobs_n allows.  Each arm must start from the same
+        data (insert_random writes): 'on' gets a copy, 'off' the directory
+        itself, 'stock' runs there after 'off' unless it writes too.  No
+        object cache priming: the compile happens in the warm-up, outside
+        the measured parts (priming under valgrind would cost as much)."""
+        jobs = self.jobs
+        on_job = [j for j in jobs if j.arm == "on"][0]
+        off_job = [j for j in jobs if j.arm == "off"][0]
+        stock_job = [j for j in jobs if j.arm == "stock"]
+        on_dir = self.copy_datadir("on")
+        stock_dir = self.pgdata
+        if stock_job and any(writes(w) for w, _ in stock_job[0].items):
+            stock_dir = self.copy_datadir("stock")
+        say("instruction counts: %d single-user processes under callgrind (one per arm, %d at a time), "
+            "%d statements: query(0), query(N), query(0) between pg_sleep markers"
+            % (len(jobs), min(jobs_n, 2), n_items))
+
+        def lane_b():
+            self.work_one(off_job, self.pgdata)
+            for j in stock_job:
+                self.work_one(j, stock_dir)
+        if jobs_n >= 2:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+                fa = ex.submit(self.work_one, on_job, on_dir)
+                fb = ex.submit(lane_b)
+                fa.result()
+                fb.result()
+        else:
+            self.work_one(on_job, on_dir)
+            lane_b()
+
+    def run_pooled(self, work, jobs_n):
+        """perf, callgrind-runs: the object cache primed, then every job on
+        one of jobs_n data directories (the original and copies)."""
+        jobs = self.jobs
+        prime_object_cache(work, self.workdir, self.counter)
+        par = max(1, min(jobs_n, len(jobs)))
+        pool = queue.Queue()
+        pool.put(self.pgdata)
+        for i in range(1, par):
+            pool.put(self.copy_datadir("slot%d" % i))
+        say("instruction counts: %d single-user runs under %s, %d at a time" % (len(jobs), self.counter, par))
+
+        def pooled(job):
+            d = pool.get()
+            try:
+                self.work_one(job, d)
+            finally:
+                pool.put(d)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=par) as ex:
+            list(ex.map(pooled, jobs))
+
+
+def run_counts(work, counter, n_of, jobs_n, stock_names):
+    """Count every statement of work in every arm, the cluster stopped
+    meanwhile; the finished jobs.  stock_names: workloads also counted on
+    the server WITHOUT the module (arm 'stock'): 'off' runs the module's
+    dispatcher, which costs something; 'stock' is the server as shipped."""
+    marked = counter == "callgrind"
+    items = [(w, q) for w in work if w.kind in ("sql", "pgbench") for q in w.queries]
+    if not items:
+        return []
+    stock_items = [(w, q) for w, q in items if w.name in stock_names] if MOD.loaded else []
+    jobs = make_jobs(items, stock_items, marked, n_of)
+    workdir = os.path.join(os.environ["BTJIT_CLUSTER_DIR"], "counts")
+    os.makedirs(workdir, exist_ok=True)
+    if os.geteuid() == 0:
+        shutil.chown(workdir, OS_USER, OS_USER)
+    psql("CHECKPOINT")
+    cluster_stop()
+    cr = CountRun(jobs, workdir, counter, n_of, marked)
     try:
         if marked:
-            # Each arm must start from the same data (insert_random writes):
-            # 'on' gets a copy, 'off' the directory itself, 'stock' runs
-            # there after 'off' unless it writes too.  No object cache
-            # priming: the compile happens in the warm-up, outside the
-            # measured parts (priming under valgrind would cost as much).
-            on_job = [j for j in jobs if j.arm == "on"][0]
-            off_job = [j for j in jobs if j.arm == "off"][0]
-            stock_job = [j for j in jobs if j.arm == "stock"]
-            on_dir = copy_datadir("on")
-            stock_dir = pgdata
-            if stock_job and any(writes(w) for w, _ in stock_job[0].items):
-                stock_dir = copy_datadir("stock")
-            say("instruction counts: %d single-user processes under callgrind (one per arm, %d at a time), "
-                "%d statements: query(0), query(N), query(0) between pg_sleep markers"
-                % (len(jobs), min(jobs_n, 2), len(items)))
-
-            def lane_b():
-                work_one(off_job, pgdata)
-                for j in stock_job:
-                    work_one(j, stock_dir)
-            if jobs_n >= 2:
-                with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
-                    fa = ex.submit(work_one, on_job, on_dir)
-                    fb = ex.submit(lane_b)
-                    fa.result()
-                    fb.result()
-            else:
-                work_one(on_job, on_dir)
-                lane_b()
+            cr.run_marked(jobs_n, len(items))
         else:
-            prime_object_cache(work, workdir, counter)
-            par = max(1, min(jobs_n, len(jobs)))
-            pool = queue.Queue()
-            pool.put(pgdata)
-            for i in range(1, par):
-                pool.put(copy_datadir("slot%d" % i))
-            say("instruction counts: %d single-user runs under %s, %d at a time" % (len(jobs), counter, par))
-
-            def pooled(job):
-                d = pool.get()
-                try:
-                    work_one(job, d)
-                finally:
-                    pool.put(d)
-            with concurrent.futures.ThreadPoolExecutor(max_workers=par) as ex:
-                list(ex.map(pooled, jobs))
+            cr.run_pooled(work, jobs_n)
     finally:
-        for d in copies:
-            shutil.rmtree(d, ignore_errors=True)
+        cr.cleanup()
         cluster_start()
     failed = [j for j in jobs if j.error]
     if failed:

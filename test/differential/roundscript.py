@@ -91,6 +91,24 @@ class Round:
 
     def build_script(self):
         """The whole psql script of the round (see the file header)."""
+        nq = self.args.queries
+        self.emit_setup()
+        self.snap(0)
+        self.emit_queries(nq // 2)
+        self.snap(1)
+        self.emit_writes()
+        self.snap(2)
+        first_late = len(self.queries)
+        self.emit_queries(nq - nq // 2)
+        self.late = {q.qid for q in self.queries[first_late:]}
+        self.snap(3)
+        self.emit_sweep()
+        self.emit_checks()
+        return '\n'.join(self.script) + '\n'
+
+    def emit_setup(self):
+        """Session settings (a random compile_threshold), the table, its
+        indexes before or after the load, VACUUM ANALYZE."""
         rng = self.rng
         t = self.table
         tz = 'UTC'   # data near the timestamptz limits overflows in other zones
@@ -117,13 +135,14 @@ class Round:
         for ix in self.shape.post:
             self.step(f'index {ix.name}', ix.ddl(t))
         self.step('vacuum1', f"VACUUM ANALYZE {t}")
-        nq = self.args.queries
-        self.snap(0)
-        self.emit_queries(nq // 2)
-        self.snap(1)
-        # write phase: deletes (random and a key range, so that whole pages
-        # empty and VACUUM deletes them), updates of key columns (unique
-        # violations caught per row), inserts (page splits, conflicts)
+
+    def emit_writes(self):
+        """The write phase: deletes (random and a key range, so that whole
+        pages empty and VACUUM deletes them), updates of key columns (unique
+        violations caught per row), inserts (page splits, conflicts),
+        duplicate rows, VACUUM / ANALYZE."""
+        rng = self.rng
+        t = self.table
         ix0 = rng.choice(self.indexes)
         k0 = ix0.keys[0].col
         self.step('delete', f"DELETE FROM {t} WHERE random() < {rng.choice([0.05, 0.3, 0.7])}")
@@ -144,16 +163,13 @@ class Round:
             f"SELECT ctid AS tid FROM {t} WHERE random() < 0.05 LIMIT 300",
             f"INSERT INTO {t} SELECT * FROM {t} WHERE ctid = r.tid"))
         self.step('vacuum3', f"VACUUM ANALYZE {t}" if rng.random() < 0.6 else f"ANALYZE {t}")
-        self.snap(2)
-        first_late = len(self.queries)
-        self.emit_queries(nq - nq // 2)
-        self.late = {q.qid for q in self.queries[first_late:]}
-        self.snap(3)
-        # the verify sweep: every index's last query once more, in verify
-        # mode.  An index whose compile threshold was crossed by its last
-        # queries, after the last one in verify mode, still runs its
-        # compiled search under verify; and a query of the second half,
-        # whose data has not changed since, must return what 'off' did.
+
+    def emit_sweep(self):
+        """The verify sweep: every index's last query once more, in verify
+        mode.  An index whose compile threshold was crossed by its last
+        queries, after the last one in verify mode, still runs its compiled
+        search under verify; and a query of the second half, whose data has
+        not changed since, must return what 'off' did."""
         self.sweep = []
         if not self.args.no_module:
             for ix in self.indexes:
@@ -165,8 +181,12 @@ class Round:
                         f"-- sweep of index {ix.name}: query {q.qid} in verify mode",
                         ';\n'.join(q.settings) + ';',
                         f"\\echo @@Q {q.qid} sweep", MODES['ver'], q.body()]))
-        # amcheck every index, with the module on and verify on
-        self.script.append("SET btree_jit.enabled = on; SET btree_jit.verify = on;")
+
+    def emit_checks(self):
+        """amcheck of every index (module on, verify on), then the module's
+        index stats of the round's indexes."""
+        t = self.table
+        self.script.append(MODES['ver'])
         for ix in self.indexes:
             self.step(f'amcheck {ix.name}',
                       f"SELECT bt_index_parent_check('{ix.name}'::regclass, true, true) \\g /dev/null")
@@ -178,4 +198,3 @@ class Round:
                 "(SELECT level FROM bt_metap(s.indexrelid::text)) "
                 f"FROM btree_jit_index_stats() s WHERE indexrelid::text LIKE '{t}\\_%';\n"
                 + ERRCHECK)
-        return '\n'.join(self.script) + '\n'

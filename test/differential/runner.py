@@ -124,12 +124,34 @@ class Runner:
             self.fail(rnd, f"connection lost (backend crash?), psql rc={rc}: "
                       f"{err.strip()[-600:]}")
         steps, qs, stats = split_output(out)
+        self.check_steps(rnd, steps)
+        self.compare_queries(rnd, qs)
+        self.check_sweep(rnd, qs)
+        # was the compiled path used?
+        if not args.no_module:
+            self.coverage.check_round(self, rnd, steps, stats)
+        print(f"  {len(rnd.queries)} queries x 3 modes, {dt:.1f}s"
+              f"{'  FAILED' if rnd.failed else ''}", flush=True)
+        if rnd.failed:
+            self.save(rnd, script, err)
+        elif args.verbose and err.strip():
+            print("  stderr: " + err.strip()[:500])
+        if not rnd.failed or not args.keep_tables:
+            run_psql(args, f"DROP TABLE IF EXISTS {rnd.table};", 60)
+
+    def check_steps(self, rnd, steps):
+        """Every step succeeded; count the clean amchecks."""
         for label, lines in steps.items():
             errs = [x for x in lines if x.startswith('@@ERR')]
             if errs:
                 self.fail(rnd, f"step '{label}' failed: {errs[0]}")
             if label.startswith('amcheck') and not errs:
                 self.amchecks += 1
+
+    def compare_queries(self, rnd, qs):
+        """Each query's 'on' and 'ver' output against 'off' (a module error
+        or a difference fails the round; the first three are diagnosed)."""
+        args = self.args
         ndiff = 0
         for q in rnd.queries:
             res = {m: qs.get((q.qid, m)) for m in MODES}
@@ -160,6 +182,10 @@ class Runner:
                 self.fail(rnd, f"query {q.qid} ({q.kind}, index {q.index.name} "
                           f"{q.index.shape()}): {bad}\n    query: {q.text()}\n"
                           f"    settings: {'; '.join(q.settings)}\n    {detail}")
+
+    def check_sweep(self, rnd, qs):
+        """The verify sweep raised nothing and, for the second batch's
+        queries, returned what 'off' did."""
         for q in rnd.sweep:
             got = qs.get((q.qid, 'sweep'))
             what = f"the verify sweep of query {q.qid}"
@@ -174,17 +200,6 @@ class Runner:
             else:
                 self.swept += 1
                 self.swept_compared += q.qid in rnd.late
-        # was the compiled path used?
-        if not args.no_module:
-            self.coverage.check_round(self, rnd, steps, stats)
-        print(f"  {len(rnd.queries)} queries x 3 modes, {dt:.1f}s"
-              f"{'  FAILED' if rnd.failed else ''}", flush=True)
-        if rnd.failed:
-            self.save(rnd, script, err)
-        elif args.verbose and err.strip():
-            print("  stderr: " + err.strip()[:500])
-        if not rnd.failed or not args.keep_tables:
-            run_psql(args, f"DROP TABLE IF EXISTS {rnd.table};", 60)
 
     def save(self, rnd, script, err):
         """Keep a failed round's script (and psql's stderr) for replay."""

@@ -9,7 +9,7 @@ before or after the data.  Column also writes the query constants that
 land on, between and around the stored values.
 """
 
-from keytypes import SUPPORTED, TYPES, UNSUPPORTED, US_PER_DAY
+from keytypes import SUPPORTED_DRAW, TYPES, UNSUPPORTED, US_PER_DAY
 
 
 class Column:
@@ -176,7 +176,7 @@ class Shape:
         """A random key type: a supported one with probability p_supported."""
         rng = self.rng
         if rng.random() < p_supported:
-            return rng.choice(SUPPORTED + ['int4', 'int8', 'int4'])
+            return rng.choice(SUPPORTED_DRAW)
         return rng.choice(UNSUPPORTED)
 
     def build(self):

@@ -219,6 +219,13 @@ class QueryGen:
             return f"WHERE {' AND '.join(preds)} "
         return ''
 
+    def ordered_select(self, ix, t, p_where):
+        """SELECT ... ORDER BY a key prefix, with a WHERE clause on a key
+        prefix with probability p_where."""
+        where = self.maybe_where(ix, p_where)
+        return (f"SELECT {self.select_list(ix, self.rng.random() < 0.3)} FROM {t} {where}"
+                f"{self.order_by(ix)}")
+
     def gen_query(self):
         """One random query on one of the indexes: its kind drawn from
         QUERY_KINDS by weight, written by the kind's method."""
@@ -274,17 +281,13 @@ class QueryGen:
     def q_order(self, kind, ix, t):
         """ORDER BY ... LIMIT, maybe on a key prefix."""
         rng = self.rng
-        where = self.maybe_where(ix, 0.5)
-        sql = (f"SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t} {where}"
-               f"{self.order_by(ix)} LIMIT {rng.choice([1, 2, 10, 50])}")
+        sql = self.ordered_select(ix, t, 0.5) + f" LIMIT {rng.choice([1, 2, 10, 50])}"
         return self.add(kind, ix, sql=sql)
 
     def q_cursor(self, kind, ix, t):
         """A scrollable cursor, fetched and moved both ways."""
         rng = self.rng
-        where = self.maybe_where(ix, 0.7)
-        sel = (f"SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t} {where}"
-               f"{self.order_by(ix)}")
+        sel = self.ordered_select(ix, t, 0.7)
         fetches = []
         for _ in range(rng.randint(3, 7)):
             n = rng.choice([1, 2, 5, 20])

@@ -17,6 +17,25 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def row(workload, metric, kind, off, on, ratio, unit="", rmin=None, rmax=None, target=None, notes=""):
+    """One row of the table (see above)."""
+    return dict(workload=workload, metric=metric, kind=kind, unit=unit, off=off, on=on, ratio=ratio,
+                rmin=rmin, rmax=rmax, target=target, notes=notes)
+
+
+def ratio(a, b):
+    """a / b, or None when b is not positive."""
+    return a / b if b > 0 else None
+
+
+def ratio_stats(pairs):
+    """(median, min, max) of a / b over the pairs with b > 0; all None if none."""
+    rs = [a / b for a, b in pairs if b > 0]
+    if not rs:
+        return None, None, None
+    return statistics.median(rs), min(rs), max(rs)
+
+
 def fmt_num(v, unit=""):
     if v is None:
         return "-"

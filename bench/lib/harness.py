@@ -1,0 +1,134 @@
+"""bench/lib/harness.py - the benchmark driver's plumbing.
+
+What every other part of the driver uses: where things are (the bench
+directory, bench/out, the database, the OS user the server runs as), the
+settings main() fills in from the command line (the server's bin directory,
+--keep-profiles, --simulate, the detail log), progress lines on stderr and
+in the detail log, running programs (psql, pg_ctl, anything) and the arms
+every measurement compares.
+"""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+BENCH_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT_DIR = os.path.join(BENCH_DIR, "out")
+DB = "bench"
+OS_USER = os.environ.get("BTJIT_OS_USER", "postgres")
+
+# The arms of every measurement: the module's switch, btree_jit.enabled.
+ARMS = ("off", "on")
+
+LOG = None          # detail log file (main() opens it)
+_log_lock = threading.Lock()
+T0 = time.time()
+
+
+def say(msg):
+    """A progress line: stderr and the detail log."""
+    line = "[bench %s +%4.0fs] %s" % (time.strftime("%H:%M:%S"), time.time() - T0, msg)
+    with _log_lock:
+        print(line, file=sys.stderr, flush=True)
+        if LOG:
+            LOG.write(line + "\n")
+            LOG.flush()
+
+
+def detail(msg):
+    """A line for the detail log only."""
+    with _log_lock:
+        if LOG:
+            LOG.write(msg.rstrip("\n") + "\n")
+            LOG.flush()
+
+
+def loud(msg):
+    """A warning nobody can miss."""
+    bar = "!" * 78
+    say("\n%s\n!! %s\n%s" % (bar, msg.replace("\n", "\n!! "), bar))
+
+
+class BenchError(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------
+# processes
+
+def pg_config(option):
+    """One pg_config answer ($PG_CONFIG, as cluster_start exports it)."""
+    pgc = os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config")
+    return subprocess.check_output([pgc, option], text=True).strip()
+
+
+def bindir():
+    """The server's bin directory."""
+    return pg_config("--bindir")
+
+
+BIN = None              # the server's bin directory (main(): bindir())
+KEEP_PROFILES = None    # --keep-profiles: where callgrind parts go
+SIMULATE = False        # --simulate: callgrind also simulates caches and branches
+
+
+def pgbin(program):
+    """The path of one of the server's programs."""
+    return os.path.join(BIN, program)
+
+
+def as_postgres(cmd):
+    """cmd run as the server's OS user when we are root."""
+    if os.geteuid() == 0:
+        return ["runuser", "-u", OS_USER, "--"] + cmd
+    return cmd
+
+
+def run(cmd, input=None, env=None, check=True, timeout=None):
+    """Run a program (env added to ours); BenchError on failure if check."""
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    p = subprocess.run(cmd, input=input, env=e, capture_output=True, text=True, timeout=timeout)
+    if check and p.returncode != 0:
+        raise BenchError("command failed (%d): %s\n%s%s" % (p.returncode, " ".join(cmd), p.stdout[-3000:], p.stderr[-3000:]))
+    return p
+
+
+def psql(sql=None, file=None, db=DB, options=None, tuples=True, check=True, extra=None):
+    """Run psql (as root over the private socket, as database user postgres)."""
+    cmd = [pgbin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db]
+    if tuples:
+        cmd += ["-A", "-t", "-F", "|"]
+    if extra:
+        cmd += extra
+    if file:
+        cmd += ["-f", file]
+    env = {"PGOPTIONS": options} if options is not None else None
+    return run(cmd, input=sql, env=env, check=check).stdout
+
+
+def pg_ctl(*args):
+    """pg_ctl as the server's OS user."""
+    run(as_postgres([pgbin("pg_ctl")] + list(args)))
+
+
+def du(path):
+    """Size of a directory, as du -sh says it."""
+    try:
+        out = subprocess.check_output(["du", "-sh", path], text=True, stderr=subprocess.DEVNULL)
+        return out.split()[0]
+    except (subprocess.CalledProcessError, OSError):
+        return "?"
+
+
+def loadavg():
+    """The load averages, for the progress lines."""
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+

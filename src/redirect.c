@@ -213,6 +213,42 @@ maps_find(const MapList *ml, uintptr_t addr)
 	return NULL;
 }
 
+/*
+ * Whether [addr, addr + len) is executable text of one file.  Usually that
+ * is one mapping; but writing a page of a private file mapping (an earlier
+ * detour) makes the kernel split that page off into a mapping of its own,
+ * so a function crossing into such a page spans two or three mappings.
+ * Accept a chain of adjacent executable mappings of the same file whose
+ * file offsets advance exactly as their addresses do, i.e. one contiguous
+ * piece of the file.  A range in a single mapping needs no file (the unit
+ * tests detour code in anonymous pages).
+ */
+static bool
+maps_exec_range(const MapList *ml, uintptr_t addr, size_t len)
+{
+	const MapEntry *first = maps_find(ml, addr);
+	const MapEntry *m = first;
+
+	if (first == NULL || len == 0 || addr + len < addr)
+		return false;
+	for (;;)
+	{
+		if (!(m->prot & PROT_EXEC))
+			return false;
+		if (m != first &&
+			(first->path[0] != '/' || strcmp(m->path, first->path) != 0 ||
+			 m->start != (m - 1)->end ||
+			 m->offset - first->offset != m->start - first->start))
+			return false;
+		if (addr + len <= m->end)
+			return true;
+		/* the next mapping must start exactly where this one ends */
+		if (m + 1 >= ml->e + ml->n || (m + 1)->start != m->end)
+			return false;
+		m++;
+	}
+}
+
 /* "postgres+0x1b7cd0" for an address in a file mapping, else hex */
 static void
 name_addr(const MapList *ml, uintptr_t addr, char *buf, size_t len)
@@ -661,7 +697,6 @@ btjit_detour_install(void *target, size_t target_size, void *replacement,
 {
 	DetourPlan *p;
 	MapList		ml = {NULL, 0};
-	const MapEntry *tm;
 	size_t		ps = (size_t) sysconf(_SC_PAGESIZE);
 	uintptr_t	lo = 0;
 	uintptr_t	hi = 0;
@@ -697,10 +732,10 @@ btjit_detour_install(void *target, size_t target_size, void *replacement,
 	}
 	name_addr(&ml, p->ta, p->where, sizeof(p->where));
 
-	tm = maps_find(&ml, p->ta);
-	if (tm == NULL || !(tm->prot & PROT_EXEC) || p->ta + target_size > tm->end)
+	if (!maps_exec_range(&ml, p->ta, target_size))
 	{
-		rd_fail(why, whylen, "%s .. +%zu is not within one executable mapping", p->where, target_size);
+		rd_fail(why, whylen, "%s .. +%zu is not within executable mappings of one contiguous piece of one file",
+				p->where, target_size);
 		goto done;
 	}
 

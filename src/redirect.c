@@ -708,6 +708,10 @@ btjit_detour_install(void *target, size_t target_size, void *replacement,
 	memset(d, 0, sizeof(*d));
 	if (why && whylen)
 		why[0] = '\0';
+#if !defined(__x86_64__)
+	/* the jump and the trampoline are x86-64 code */
+	return rd_fail(why, whylen, "this build is not for x86-64: only x86-64 code can be redirected");
+#endif
 	if (target == NULL || replacement == NULL)
 		return rd_fail(why, whylen, "no target or no replacement");
 	if (target_size < JMP_REL32_LEN || target_size > MAX_TARGET_SIZE)

@@ -25,6 +25,12 @@
  * Text pages are writable only for the instant of the 5-byte write; their
  * original protection, read from /proc/self/maps, is then restored.  The
  * stub page ends up read+execute.  On any failure nothing is changed.
+ * The target must be executable code of one contiguous piece of one file:
+ * one mapping, or, when an earlier write has split a page off into a
+ * mapping of its own (17.12's _bt_compare crosses into the page of
+ * _bt_binsrch), adjacent mappings at consecutive file offsets.
+ *
+ * Only x86-64 code is written; a build for another architecture refuses.
  *
  * Plain C over Zydis, no PostgreSQL headers (see binpatch.h).
  *

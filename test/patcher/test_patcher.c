@@ -4,14 +4,17 @@
  *	  Unit tests of the locator (locate.c and its parts) and redirect.c,
  *	  outside PostgreSQL.
  *
- * Three groups:
+ * Four groups:
  *
  *	1. The detour, on small functions written in assembly with the prologue
  *	   shapes real builds have (frame pointer, endbr64, no frame pointer,
  *	   RIP-relative loads, a call in the first bytes), one emitted as bytes
- *	   into an executable page near a static array, and shapes that must be
- *	   refused (a loop back into the first bytes, a conditional branch or a
- *	   too-short function there).  Each is called through its normal
+ *	   into an executable page near a static array, one crossing a page
+ *	   boundary of a file mapping whose second page was written before
+ *	   (accepted), and shapes that must be refused (a loop back into the
+ *	   first bytes, a conditional branch or a too-short function there; a
+ *	   function crossing into a page that is not the next piece of the same
+ *	   file, or not executable).  Each is called through its normal
  *	   address, with the detour to a counting replacement that calls
  *	   d->stock, and again after removal.
  *
@@ -21,12 +24,22 @@
  *	   with --self: it locates itself through /proc/self/exe, detours, and
  *	   checks its own searches.
  *
- *	3. The locator on the real server binaries: the installed one, and, if
- *	   present, another minor release (never downloaded here).  The binary
- *	   is mapped like the loader would; the fault modes must fail with a
- *	   message; on the known 15.18 build, single-instruction mutations of
- *	   the mapped code must each break the proof in the expected way; and
- *	   the detour is installed on (never run on) the real _bt_binsrch bytes.
+ *	3. The locator on the real server binary under test (the one PGXS
+ *	   describes, see the Makefile, or $BTJIT_TEST_SERVER) and, if present,
+ *	   another minor release (never downloaded here).  The binary is mapped
+ *	   like the loader would; the fault modes must fail with a message; on
+ *	   a build examined by hand (known_builds: 15.18, 17.12, 18.6, by
+ *	   build-id) the address, call sites, _bt_compare's extent and the
+ *	   detour lengths are checked, and single-instruction mutations of the
+ *	   mapped code (wrong registers, an extra caller, an expected caller
+ *	   missing, the address taken) must each break the proof in the
+ *	   expected way; any other build gets the generic checks and the output
+ *	   says so.  The detours are installed on (never run on) the real
+ *	   _bt_binsrch and then, with that one kept, _bt_compare, as the module
+ *	   does.
+ *
+ *	4. Servers for other architectures: bare ELF headers, and a copy of the
+ *	   real server differing only in e_machine, must be refused by name.
  *
  * Output ends with "N passed, M failed"; the exit status is non-zero on
  * any failure.
@@ -40,6 +53,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +89,9 @@
 
 /* What "expected caller missing" mutations must be refused with */
 #define MISSING_CALLER		"called from both _bt_search"
+
+/* where this program and the miniature servers are */
+static char test_dir[512];
 
 static int	npassed;
 static int	nfailed;
@@ -475,6 +492,201 @@ bytes_case(void)
 	munmap(page, sysconf(_SC_PAGESIZE));
 }
 
+/* Write len bytes into mapped text (made writable for the write) */
+static void
+poke(uintptr_t addr, const unsigned char *bytes, int len)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	uintptr_t	page = addr & ~(uintptr_t) (ps - 1);
+	size_t		span = ((addr + len - 1) & ~(uintptr_t) (ps - 1)) - page + ps;
+
+	mprotect((void *) page, span, PROT_READ | PROT_WRITE);
+	memcpy((void *) addr, bytes, len);
+	mprotect((void *) page, span, PROT_READ | PROT_EXEC);
+}
+
+/* How many lines of /proc/self/maps the range [addr, addr + len) touches */
+static int
+mappings_touched(uintptr_t addr, size_t len)
+{
+	FILE	   *f = fopen("/proc/self/maps", "r");
+	char		line[512];
+	int			n = 0;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+	{
+		unsigned long s;
+		unsigned long e;
+
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s < addr + len && e > addr)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Functions crossing a page boundary of a file mapping, like 17.12's
+ * _bt_compare: the detour needs the whole body to be executable code of
+ * one contiguous piece of one file, and a page written earlier (by another
+ * detour) is a mapping of its own.  The file holds the function across
+ * its first page boundary, and a copy of its second page as its third
+ * page.
+ */
+static char cross_path[600];
+
+/* a + b + c, 39 bytes, placed at CROSS_AT: 32 bytes on the first page */
+static const unsigned char cross_code[] = {
+	0x55,						/* push rbp */
+	0x48, 0x89, 0xe5,			/* mov rbp, rsp */
+	0x48, 0x89, 0xf8,			/* mov rax, rdi */
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	0x48, 0x01, 0xf0,			/* add rax, rsi (crosses the boundary) */
+	0x48, 0x01, 0xd0,			/* add rax, rdx */
+	0x5d,						/* pop rbp */
+	0xc3						/* ret */
+};
+
+#define CROSS_AT(ps)	((ps) - 32)
+
+/* Write the three-page file; false if it cannot be written */
+static bool
+cross_file(long ps)
+{
+	unsigned char *buf = calloc(3, ps);
+	int			fd;
+	bool		ok;
+
+	if (buf == NULL)
+		return false;
+	memset(buf, 0xcc, 3 * ps);
+	memcpy(buf + CROSS_AT(ps), cross_code, sizeof(cross_code));
+	memcpy(buf + 2 * ps, buf + ps, ps);
+	snprintf(cross_path, sizeof(cross_path), "%s/cross_page.bin", test_dir);
+	fd = open(cross_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ok = fd >= 0 && write(fd, buf, 3 * ps) == 3 * ps;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ok;
+}
+
+/*
+ * Map two pages at one place: the file's page at off1, then the one at
+ * off2 (MAP_FIXED into a reservation, so they are adjacent).  prot2 is the
+ * second page's protection; off2 < 0 maps an anonymous page holding the
+ * same bytes instead.
+ */
+static unsigned char *
+cross_map(long ps, off_t off1, off_t off2, int prot2)
+{
+	int			fd = open(cross_path, O_RDONLY);
+	unsigned char *base;
+	bool		ok;
+
+	if (fd < 0)
+		return NULL;
+	base = mmap(NULL, 2 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ok = base != MAP_FAILED &&
+		mmap(base, ps, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, off1) == base;
+	if (ok && off2 >= 0)
+		ok = mmap(base + ps, ps, prot2, MAP_PRIVATE | MAP_FIXED, fd, off2) == base + ps;
+	else if (ok)
+	{
+		ok = mmap(base + ps, ps, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == base + ps;
+		if (ok)
+		{
+			memcpy(base + ps, cross_code + 32, sizeof(cross_code) - 32);
+			ok = mprotect(base + ps, ps, prot2) == 0;
+		}
+	}
+	close(fd);
+	if (!ok && base != MAP_FAILED)
+	{
+		munmap(base, 2 * ps);
+		return NULL;
+	}
+	return base;
+}
+
+static void
+cross_page_tests(void)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	unsigned char *base;
+	fn3			fn;
+	const char *end;
+	BtjitDetour d;
+	char		why[512];
+	bool		ok;
+
+	printf("# detour of a function crossing a page boundary\n");
+	if (!check(cross_file(ps), "cross-page: file %s written", cross_path))
+		return;
+
+	/* one file mapping, its second page written (split off): accepted */
+	base = cross_map(ps, 0, ps, PROT_READ | PROT_EXEC);
+	if (check(base != NULL, "cross-page: file mapped at consecutive offsets"))
+	{
+		fn = (fn3) (void *) (base + CROSS_AT(ps));
+		end = (const char *) fn + sizeof(cross_code);
+		poke((uintptr_t) base + ps, base + ps, 1);	/* as an earlier detour would */
+		check(mappings_touched((uintptr_t) fn, sizeof(cross_code)) == 2,
+			  "cross-page: the function spans 2 mappings of the file (%d)",
+			  mappings_touched((uintptr_t) fn, sizeof(cross_code)));
+		detour_case("cross-page, consecutive offsets", fn, end, 1, 20, 300, 321, 0, 7);
+		munmap(base, 2 * ps);
+	}
+
+	/* the same bytes, but the second page from elsewhere in the file */
+	base = cross_map(ps, 0, 2 * ps, PROT_READ | PROT_EXEC);
+	if (check(base != NULL, "cross-page: file mapped at non-consecutive offsets"))
+	{
+		fn = (fn3) (void *) (base + CROSS_AT(ps));
+		end = (const char *) fn + sizeof(cross_code);
+		refuse_case("cross-page, non-consecutive offsets", fn, end, 1, 20, 300, 321,
+					"is not within executable mappings");
+		munmap(base, 2 * ps);
+	}
+
+	/* the second page anonymous, holding the same bytes */
+	base = cross_map(ps, 0, -1, PROT_READ | PROT_EXEC);
+	if (check(base != NULL, "cross-page: second page anonymous"))
+	{
+		fn = (fn3) (void *) (base + CROSS_AT(ps));
+		end = (const char *) fn + sizeof(cross_code);
+		refuse_case("cross-page, second page anonymous", fn, end, 1, 20, 300, 321,
+					"is not within executable mappings");
+		munmap(base, 2 * ps);
+	}
+
+	/* the second page not executable (not called: it would fault) */
+	base = cross_map(ps, 0, ps, PROT_READ);
+	if (check(base != NULL, "cross-page: second page not executable"))
+	{
+		unsigned char before[sizeof(cross_code)];
+
+		fn = (fn3) (void *) (base + CROSS_AT(ps));
+		memcpy(before, (void *) fn, sizeof(before));
+		ok = btjit_detour_install((void *) fn, sizeof(cross_code), (void *) replacement,
+								  &d, why, sizeof(why));
+		check(!ok && strstr(why, "is not within executable mappings") != NULL,
+			  "cross-page, second page not executable: refused: %s", ok ? "(installed!)" : why);
+		if (ok)
+			btjit_detour_remove(&d, why, sizeof(why));
+		else
+			check(memcmp(before, (void *) fn, sizeof(before)) == 0,
+				  "cross-page, second page not executable: bytes unchanged");
+		munmap(base, 2 * ps);
+	}
+	unlink(cross_path);
+}
+
 static void
 detour_tests(void)
 {
@@ -491,6 +703,7 @@ detour_tests(void)
 	detour_case("call in first bytes", t_callfirst, t_callfirst_end, 1, 2, 3, 6, 0, 9);
 	detour_case("jmp rel32 first", t_jmpfirst, t_jmpfirst_end, 7, 8, 2, 13, 0, 5);
 	bytes_case();
+	cross_page_tests();
 
 	/* the relocated RIP-relative load must still see the variable */
 	ok = btjit_detour_install((void *) t_riprel, (size_t) (t_riprel_end - (const char *) t_riprel),
@@ -651,8 +864,6 @@ out:
  *		The locator on miniature servers
  * ----------------------------------------------------------------
  */
-
-static char test_dir[512];
 
 static void
 fake_good(const char *fake, size_t want_patch_offset)
@@ -906,19 +1117,6 @@ known_build(const char *build_id)
 	return NULL;
 }
 
-/* Write len bytes into mapped text (made writable for the write) */
-static void
-poke(uintptr_t addr, const unsigned char *bytes, int len)
-{
-	long		ps = sysconf(_SC_PAGESIZE);
-	uintptr_t	page = addr & ~(uintptr_t) (ps - 1);
-	size_t		span = ((addr + len - 1) & ~(uintptr_t) (ps - 1)) - page + ps;
-
-	mprotect((void *) page, span, PROT_READ | PROT_WRITE);
-	memcpy((void *) addr, bytes, len);
-	mprotect((void *) page, span, PROT_READ | PROT_EXEC);
-}
-
 /* The new bytes of mutation mu */
 static void
 mutation_bytes(const Mutation *mu, unsigned char *out)
@@ -965,28 +1163,6 @@ mutation_tests(const char *path, const Mapped *m, const KnownBuild *kb)
 static void
 dummy_replacement(void)
 {
-}
-
-/* How many lines of /proc/self/maps the range [addr, addr + len) touches */
-static int
-mappings_touched(uintptr_t addr, size_t len)
-{
-	FILE	   *f = fopen("/proc/self/maps", "r");
-	char		line[512];
-	int			n = 0;
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-	{
-		unsigned long s;
-		unsigned long e;
-
-		if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s < addr + len && e > addr)
-			n++;
-	}
-	fclose(f);
-	return n;
 }
 
 /*
@@ -1180,6 +1356,121 @@ server_tests(const char *path, const char *label, bool is_primary)
 	munmap((void *) m.base, m.span);
 }
 
+/* Write len bytes to a new file; false on any error */
+static bool
+write_file(const char *path, const void *data, size_t len)
+{
+	int			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	bool		ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, data, len) == (ssize_t) len;
+	return close(fd) == 0 && ok;
+}
+
+/* A bare ELF header, 64 bytes, of the given class, byte order and machine */
+static bool
+write_bare_header(const char *path, int class, int data, uint16_t machine)
+{
+	Elf64_Ehdr	eh;
+
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = class;
+	eh.e_ident[EI_DATA] = data;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_DYN;
+	eh.e_machine = machine;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	return write_file(path, &eh, sizeof(eh));
+}
+
+/*
+ * A server for another architecture is refused by its ELF header, with a
+ * reason naming the machine: bare headers, and a copy of the real server
+ * that is located as is and refused once only its e_machine says aarch64.
+ */
+static void
+machine_tests(const char *server)
+{
+	char		path[600];
+	BtjitLocation loc;
+	char		why[1024];
+	bool		ok;
+	FILE	   *f;
+	char	   *buf = NULL;
+	long		size = 0;
+	Mapped		m;
+	uint16_t	aarch64 = 183;	/* EM_AARCH64 */
+
+	printf("# locator: servers for other architectures\n");
+	snprintf(path, sizeof(path), "%s/elf_machine.bin", test_dir);
+
+	if (check(write_bare_header(path, ELFCLASS64, ELFDATA2LSB, aarch64),
+			  "bare aarch64 ELF header written"))
+	{
+		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(!ok && strstr(why, "aarch64") && strstr(why, "e_machine 183") &&
+			  strstr(why, "not x86-64"), "bare aarch64 header refused: %s", ok ? "(located!)" : why);
+	}
+	if (check(write_bare_header(path, ELFCLASS32, ELFDATA2LSB, 3),
+			  "bare i386 ELF header written"))
+	{
+		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(!ok && strstr(why, "i386") && strstr(why, "not x86-64"),
+			  "bare i386 header refused: %s", ok ? "(located!)" : why);
+	}
+	if (check(write_bare_header(path, ELFCLASS64, ELFDATA2MSB, 0x1500),
+			  "bare big-endian (ppc64) ELF header written"))
+	{
+		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(!ok && strstr(why, "big-endian"), "bare big-endian header refused: %s",
+			  ok ? "(located!)" : why);
+	}
+
+	/* the real server, copied: located; then only e_machine changed */
+	f = fopen(server, "rb");
+	if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 64 &&
+		fseek(f, 0, SEEK_SET) == 0 && (buf = malloc(size)) != NULL &&
+		fread(buf, 1, size, f) != (size_t) size)
+	{
+		free(buf);
+		buf = NULL;
+	}
+	if (f != NULL)
+		fclose(f);
+	if (!check(buf != NULL && write_file(path, buf, size) && map_binary(path, &m),
+			   "copy of %s written and mapped", server))
+	{
+		free(buf);
+		unlink(path);
+		return;
+	}
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(ok, "copy of the server located: %s", ok ? "yes" : why);
+	/* in place: the copy stays mapped, so it must not be truncated */
+	{
+		int			fd = open(path, O_WRONLY);
+
+		ok = fd >= 0 &&
+			pwrite(fd, &aarch64, sizeof(aarch64), offsetof(Elf64_Ehdr, e_machine)) ==
+			(ssize_t) sizeof(aarch64);
+		if (fd >= 0 && close(fd) != 0)
+			ok = false;
+	}
+	if (check(ok, "copy's e_machine set to EM_AARCH64, nothing else changed"))
+	{
+		ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(!ok && strstr(why, "aarch64") && strstr(why, "not x86-64"),
+			  "the same server marked aarch64 refused: %s", ok ? "(located!)" : why);
+	}
+	munmap((void *) m.base, m.span);
+	free(buf);
+	unlink(path);
+}
+
 static void
 locator_misc_tests(void)
 {
@@ -1219,6 +1510,7 @@ main(int argc, char **argv)
 	locator_misc_tests();
 	fake_tests();
 	server_tests(server ? server : DEFAULT_SERVER, "installed server", true);
+	machine_tests(server ? server : DEFAULT_SERVER);
 	if (other == NULL)
 		other = DEFAULT_OTHER;
 	if (other != NULL)

@@ -100,6 +100,8 @@ PATCHER_FAKES = test/patcher/fake_fp test/patcher/fake_nofp_cet \
 PATCHER_SRCS = src/locate.c src/elf_image.c src/callconv.c src/refsweep.c \
 	src/redirect.c src/x86.c
 PATCHER_HDRS = src/binpatch.h src/locate_int.h src/x86.h
+# scratch files test_patcher writes next to itself (and removes)
+EXTRA_CLEAN += test/patcher/cross_page.bin test/patcher/elf_machine.bin
 
 # The server it tests is the one PGXS describes (BTJIT_TEST_SERVER
 # overrides at run time), so that a build for another major, e.g. in a

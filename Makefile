@@ -101,7 +101,8 @@ PATCHER_SRCS = src/locate.c src/elf_image.c src/callconv.c src/refsweep.c \
 	src/redirect.c src/x86.c
 PATCHER_HDRS = src/binpatch.h src/locate_int.h src/x86.h
 # scratch files test_patcher writes next to itself (and removes)
-EXTRA_CLEAN += test/patcher/cross_page.bin test/patcher/elf_machine.bin
+EXTRA_CLEAN += test/patcher/cross_page.bin test/patcher/elf_machine.bin \
+	test/patcher/unknown_build.bin
 
 # The server it tests is the one PGXS describes (BTJIT_TEST_SERVER
 # overrides at run time), so that a build for another major, e.g. in a

@@ -34,7 +34,7 @@
  *	   mapped code (wrong registers, an extra caller, an expected caller
  *	   missing, the address taken) must each break the proof in the
  *	   expected way; any other build gets the generic checks and the output
- *	   says so.  The detours are installed on (never run on) the real
+ *	   says so (run on a copy of the server with its build-id changed).  The detours are installed on (never run on) the real
  *	   _bt_binsrch and then, with that one kept, _bt_compare, as the module
  *	   does.
  *
@@ -1030,6 +1030,8 @@ static const Mutation mutations_15_18[] = {
 	"also reached by a call at postgres+0x1b829b"},
 	{"expected caller missing: _bt_first calls _bt_binsrch_insert instead", 0x1b902d, 5,
 	{0xe8, 0x9e, 0xec, 0xff, 0xff}, {0}, 0x1b81e0, MISSING_CALLER},
+	{"expected caller missing: _bt_search.part calls _bt_binsrch_insert instead", 0x1b8032, 5,
+	{0xe8, 0x99, 0xfc, 0xff, 0xff}, {0}, 0x1b81e0, MISSING_CALLER},
 };
 
 /* Debian 13's 17.12-0+deb13u1 */
@@ -1260,7 +1262,11 @@ real_detour_tests(const char *label, const Mapped *m, const BtjitLocation *loc,
 		  "%s: _bt_binsrch detour removed, bytes restored", label);
 }
 
-static void
+/*
+ * All checks of one server binary.  Returns whether it is a known build
+ * (the build-specific checks ran).
+ */
+static bool
 server_tests(const char *path, const char *label, bool is_primary)
 {
 	Mapped		m;
@@ -1278,11 +1284,11 @@ server_tests(const char *path, const char *label, bool is_primary)
 			check(false, "%s: %s is readable", label, path);
 		else
 			printf("# skipped: %s is absent%s\n", path, OTHER_HINT);
-		return;
+		return false;
 	}
 	ok = map_binary(path, &m);
 	if (!check(ok, "%s: mapped at %#lx", label, ok ? (unsigned long) m.base : 0UL))
-		return;
+		return false;
 
 	for (i = 0; i < 3; i++)
 	{
@@ -1297,7 +1303,7 @@ server_tests(const char *path, const char *label, bool is_primary)
 	if (!check(ok, "%s: located: %s", label, ok ? loc.evidence : why))
 	{
 		munmap((void *) m.base, m.span);
-		return;
+		return false;
 	}
 	printf("# evidence: %s\n", loc.evidence);
 	check(best < 100.0, "%s: locate takes %.1f ms (best of 3; must be well under 100)", label, best);
@@ -1354,6 +1360,7 @@ server_tests(const char *path, const char *label, bool is_primary)
 	if (check(ok, "%s: located for the detour tests", label))
 		real_detour_tests(label, &m, &loc, kb);
 	munmap((void *) m.base, m.span);
+	return kb != NULL;
 }
 
 /* Write len bytes to a new file; false on any error */
@@ -1471,6 +1478,60 @@ machine_tests(const char *server)
 	unlink(path);
 }
 
+/*
+ * A build nobody examined: a copy of the server under test whose build-id
+ * differs in one byte.  Only the generic checks can run on it, and the
+ * output must say so; they must all pass.
+ */
+static void
+unknown_build_tests(const char *server)
+{
+	char		path[600];
+	Mapped		m;
+	BtjitLocation loc;
+	char		why[1024];
+	unsigned char id[32];
+	size_t		idlen = 0;
+	FILE	   *f;
+	char	   *buf = NULL;
+	long		size = 0;
+	char	   *at = NULL;
+	int			before = nfailed;
+	bool		known;
+
+	printf("# locator on a build it has no table for\n");
+	if (!map_binary(server, &m))
+		return;					/* server_tests reported it */
+	if (btjit_locate_binsrch_at(server, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why)))
+		for (; idlen < sizeof(id) && sscanf(loc.build_id + 2 * idlen, "%2hhx", &id[idlen]) == 1; idlen++)
+			;
+	munmap((void *) m.base, m.span);
+	if (!check(idlen >= 8, "build-id of %s read (%zu bytes)", server, idlen))
+		return;
+
+	f = fopen(server, "rb");
+	if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 64 &&
+		fseek(f, 0, SEEK_SET) == 0 && (buf = malloc(size)) != NULL &&
+		fread(buf, 1, size, f) == (size_t) size)
+		at = memmem(buf, size, id, idlen);
+	if (f != NULL)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/unknown_build.bin", test_dir);
+	if (check(at != NULL && memmem(at + 1, size - (at + 1 - buf), id, idlen) == NULL,
+			  "the build-id occurs once in the file"))
+	{
+		at[idlen - 1] ^= 0x5a;
+		if (check(write_file(path, buf, size), "copy with another build-id written"))
+		{
+			known = server_tests(path, "copy with another build-id", true);
+			check(!known && nfailed == before,
+				  "copy with another build-id: not a known build, all generic checks passed");
+		}
+	}
+	free(buf);
+	unlink(path);
+}
+
 static void
 locator_misc_tests(void)
 {
@@ -1511,6 +1572,7 @@ main(int argc, char **argv)
 	fake_tests();
 	server_tests(server ? server : DEFAULT_SERVER, "installed server", true);
 	machine_tests(server ? server : DEFAULT_SERVER);
+	unknown_build_tests(server ? server : DEFAULT_SERVER);
 	if (other == NULL)
 		other = DEFAULT_OTHER;
 	if (other != NULL)

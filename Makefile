@@ -107,9 +107,17 @@ PATCHER_FAKES = test/patcher/fake_fp test/patcher/fake_nofp_cet \
 PATCHER_SRCS = src/locate.c src/elf_image.c src/callconv.c src/refsweep.c \
 	src/redirect.c src/x86.c
 PATCHER_HDRS = src/binpatch.h src/locate_int.h src/x86.h
+# scratch files test_patcher writes next to itself (and removes)
+EXTRA_CLEAN += test/patcher/cross_page.bin test/patcher/elf_machine.bin \
+	test/patcher/unknown_build.bin
 
+# The server it tests is the one PGXS describes (BTJIT_TEST_SERVER
+# overrides at run time), so that a build for another major, e.g. in a
+# chroot, tests that major's binary.
 test/patcher/test_patcher: test/patcher/test_patcher.c $(PATCHER_SRCS) $(PATCHER_HDRS) $(PATCHER_FAKES)
-	$(CC) -O1 -g -Wall -I$(srcdir)/src -o $@ test/patcher/test_patcher.c $(PATCHER_SRCS) -lZydis
+	$(CC) -O1 -g -Wall -I$(srcdir)/src \
+		-DDEFAULT_SERVER=\"$(bindir)/postgres\" -DDEFAULT_MAJOR=$(MAJORVERSION) \
+		-o $@ test/patcher/test_patcher.c $(PATCHER_SRCS) -lZydis
 
 PATCHER_FAKE_SRC = test/patcher/fake_server.c $(PATCHER_SRCS) $(PATCHER_HDRS)
 PATCHER_FAKE_CC = $(CC) -O2 -g -Wall -rdynamic -I$(srcdir)/src -o $@ \

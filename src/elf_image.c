@@ -713,9 +713,36 @@ image_map_file(LocCtx *cx, const char *open_path)
 	return true;
 }
 
+/* A name for an ELF machine other than x86-64, for the refusal message */
+static const char *
+machine_name(unsigned int machine)
+{
+	switch (machine)
+	{
+		case 3:					/* EM_386 */
+			return "i386";
+		case 40:				/* EM_ARM */
+			return "32-bit ARM";
+		case 183:				/* EM_AARCH64 */
+			return "aarch64";
+		case 21:				/* EM_PPC64 */
+			return "ppc64";
+		case 22:				/* EM_S390 */
+			return "s390x";
+		case 243:				/* EM_RISCV */
+			return "riscv";
+		case 258:				/* EM_LOONGARCH */
+			return "loongarch";
+		default:
+			return "another architecture";
+	}
+}
+
 /*
  * Check the ELF header: a 64-bit little-endian x86-64 executable whose
- * program and section header tables lie within the file.
+ * program and section header tables lie within the file.  A server for
+ * another architecture is refused here, by its e_machine, before anything
+ * is decoded: the locator and the redirect only understand x86-64 code.
  */
 static bool
 image_check_header(LocCtx *cx)
@@ -725,11 +752,16 @@ image_check_header(LocCtx *cx)
 	const char *path = img->path;
 
 	img->eh = eh;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-		eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-		eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-		eh->e_machine != EM_X86_64)
-		return loc_fail(cx, "%s is not a 64-bit little-endian x86-64 ELF file", path);
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return loc_fail(cx, "%s is not an ELF file", path);
+	if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return loc_fail(cx, "%s is a big-endian ELF file: only x86-64 servers are supported", path);
+	/* e_machine lies at the same place in 32- and 64-bit headers */
+	if (eh->e_machine != EM_X86_64)
+		return loc_fail(cx, "%s is a server for %s (ELF e_machine %u), not x86-64: only x86-64 servers are supported",
+						path, machine_name(eh->e_machine), (unsigned int) eh->e_machine);
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return loc_fail(cx, "%s is not a 64-bit ELF file", path);
 	if (eh->e_type != ET_DYN && eh->e_type != ET_EXEC)
 		return loc_fail(cx, "%s is not an executable", path);
 	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > img->filesize ||

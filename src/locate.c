@@ -637,6 +637,11 @@ btjit_locate_binsrch(BtjitLocateFault fault, BtjitLocation *loc,
 
 	ctx_init(&cx, fault, loc, why, whylen);
 
+#if !defined(__x86_64__)
+	/* the running server is not x86-64 code; the image check would say so */
+	return loc_fail(&cx, "this build is not for x86-64: only x86-64 servers are supported");
+#endif
+
 	n = readlink("/proc/self/exe", loc->binary_path, sizeof(loc->binary_path) - 1);
 	if (n <= 0)
 		return loc_fail(&cx, "cannot read /proc/self/exe: %s", strerror(errno));

@@ -25,6 +25,12 @@
  * Text pages are writable only for the instant of the 5-byte write; their
  * original protection, read from /proc/self/maps, is then restored.  The
  * stub page ends up read+execute.  On any failure nothing is changed.
+ * The target must be executable code of one contiguous piece of one file:
+ * one mapping, or, when an earlier write has split a page off into a
+ * mapping of its own (17.12's _bt_compare crosses into the page of
+ * _bt_binsrch), adjacent mappings at consecutive file offsets.
+ *
+ * Only x86-64 code is written; a build for another architecture refuses.
  *
  * Plain C over Zydis, no PostgreSQL headers (see binpatch.h).
  *
@@ -211,6 +217,42 @@ maps_find(const MapList *ml, uintptr_t addr)
 		if (addr >= ml->e[i].start && addr < ml->e[i].end)
 			return &ml->e[i];
 	return NULL;
+}
+
+/*
+ * Whether [addr, addr + len) is executable text of one file.  Usually that
+ * is one mapping; but writing a page of a private file mapping (an earlier
+ * detour) makes the kernel split that page off into a mapping of its own,
+ * so a function crossing into such a page spans two or three mappings.
+ * Accept a chain of adjacent executable mappings of the same file whose
+ * file offsets advance exactly as their addresses do, i.e. one contiguous
+ * piece of the file.  A range in a single mapping needs no file (the unit
+ * tests detour code in anonymous pages).
+ */
+static bool
+maps_exec_range(const MapList *ml, uintptr_t addr, size_t len)
+{
+	const MapEntry *first = maps_find(ml, addr);
+	const MapEntry *m = first;
+
+	if (first == NULL || len == 0 || addr + len < addr)
+		return false;
+	for (;;)
+	{
+		if (!(m->prot & PROT_EXEC))
+			return false;
+		if (m != first &&
+			(first->path[0] != '/' || strcmp(m->path, first->path) != 0 ||
+			 m->start != (m - 1)->end ||
+			 m->offset - first->offset != m->start - first->start))
+			return false;
+		if (addr + len <= m->end)
+			return true;
+		/* the next mapping must start exactly where this one ends */
+		if (m + 1 >= ml->e + ml->n || (m + 1)->start != m->end)
+			return false;
+		m++;
+	}
 }
 
 /* "postgres+0x1b7cd0" for an address in a file mapping, else hex */
@@ -661,7 +703,6 @@ btjit_detour_install(void *target, size_t target_size, void *replacement,
 {
 	DetourPlan *p;
 	MapList		ml = {NULL, 0};
-	const MapEntry *tm;
 	size_t		ps = (size_t) sysconf(_SC_PAGESIZE);
 	uintptr_t	lo = 0;
 	uintptr_t	hi = 0;
@@ -673,6 +714,10 @@ btjit_detour_install(void *target, size_t target_size, void *replacement,
 	memset(d, 0, sizeof(*d));
 	if (why && whylen)
 		why[0] = '\0';
+#if !defined(__x86_64__)
+	/* the jump and the trampoline are x86-64 code */
+	return rd_fail(why, whylen, "this build is not for x86-64: only x86-64 code can be redirected");
+#endif
 	if (target == NULL || replacement == NULL)
 		return rd_fail(why, whylen, "no target or no replacement");
 	if (target_size < JMP_REL32_LEN || target_size > MAX_TARGET_SIZE)
@@ -697,10 +742,10 @@ btjit_detour_install(void *target, size_t target_size, void *replacement,
 	}
 	name_addr(&ml, p->ta, p->where, sizeof(p->where));
 
-	tm = maps_find(&ml, p->ta);
-	if (tm == NULL || !(tm->prot & PROT_EXEC) || p->ta + target_size > tm->end)
+	if (!maps_exec_range(&ml, p->ta, target_size))
 	{
-		rd_fail(why, whylen, "%s .. +%zu is not within one executable mapping", p->where, target_size);
+		rd_fail(why, whylen, "%s .. +%zu is not within executable mappings of one contiguous piece of one file",
+				p->where, target_size);
 		goto done;
 	}
 

@@ -4,14 +4,17 @@
  *	  Unit tests of the locator (locate.c and its parts) and redirect.c,
  *	  outside PostgreSQL.
  *
- * Three groups:
+ * Four groups:
  *
  *	1. The detour, on small functions written in assembly with the prologue
  *	   shapes real builds have (frame pointer, endbr64, no frame pointer,
  *	   RIP-relative loads, a call in the first bytes), one emitted as bytes
- *	   into an executable page near a static array, and shapes that must be
- *	   refused (a loop back into the first bytes, a conditional branch or a
- *	   too-short function there).  Each is called through its normal
+ *	   into an executable page near a static array, one crossing a page
+ *	   boundary of a file mapping whose second page was written before
+ *	   (accepted), and shapes that must be refused (a loop back into the
+ *	   first bytes, a conditional branch or a too-short function there; a
+ *	   function crossing into a page that is not the next piece of the same
+ *	   file, or not executable).  Each is called through its normal
  *	   address, with the detour to a counting replacement that calls
  *	   d->stock, and again after removal.
  *
@@ -21,12 +24,22 @@
  *	   with --self: it locates itself through /proc/self/exe, detours, and
  *	   checks its own searches.
  *
- *	3. The locator on the real server binaries: the installed one, and, if
- *	   present, another minor release (never downloaded here).  The binary
- *	   is mapped like the loader would; the fault modes must fail with a
- *	   message; on the known 15.18 build, single-instruction mutations of
- *	   the mapped code must each break the proof in the expected way; and
- *	   the detour is installed on (never run on) the real _bt_binsrch bytes.
+ *	3. The locator on the real server binary under test (the one PGXS
+ *	   describes, see the Makefile, or $BTJIT_TEST_SERVER) and, if present,
+ *	   another minor release (never downloaded here).  The binary is mapped
+ *	   like the loader would; the fault modes must fail with a message; on
+ *	   a build examined by hand (known_builds: 15.18, 17.12, 18.6, by
+ *	   build-id) the address, call sites, _bt_compare's extent and the
+ *	   detour lengths are checked, and single-instruction mutations of the
+ *	   mapped code (wrong registers, an extra caller, an expected caller
+ *	   missing, the address taken) must each break the proof in the
+ *	   expected way; any other build gets the generic checks and the output
+ *	   says so (run on a copy of the server with its build-id changed).  The detours are installed on (never run on) the real
+ *	   _bt_binsrch and then, with that one kept, _bt_compare, as the module
+ *	   does.
+ *
+ *	4. Servers for other architectures: bare ELF headers, and a copy of the
+ *	   real server differing only in e_machine, must be refused by name.
  *
  * Output ends with "N passed, M failed"; the exit status is non-zero on
  * any failure.
@@ -40,6 +53,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,16 +63,35 @@
 
 #include "binpatch.h"
 
-/* The installed server, and another minor release unpacked by hand:
- *	 cd /tmp && apt-get download postgresql-15=15.20-0+deb12u1 &&
- *	 dpkg-deb -x postgresql-15_15.20-0+deb12u1_amd64.deb /tmp/pg1520
+/*
+ * The server under test: the Makefile passes the one PGXS describes
+ * ($(bindir)/postgres) and its major version; BTJIT_TEST_SERVER overrides.
  */
+#ifndef DEFAULT_SERVER
 #define DEFAULT_SERVER		"/usr/lib/postgresql/15/bin/postgres"
-#define DEFAULT_OTHER		"/tmp/pg1520/usr/lib/postgresql/15/bin/postgres"
+#endif
+#ifndef DEFAULT_MAJOR
+#define DEFAULT_MAJOR		15
+#endif
 
-/* Debian 12's 15.18 and 15.20 builds, as examined by hand */
-#define BUILD_15_18			"44c007cfee140e4c25e8a434008096828e70a92c"
-#define BUILD_15_20			"a6ade789dddc8ae8e6d07de24f7f2c32d0f38b1d"
+/*
+ * Another minor release of the same major, unpacked by hand (never
+ * downloaded here); BTJIT_TEST_OTHER_SERVER overrides.  Only 15 has one.
+ */
+#if DEFAULT_MAJOR == 15
+#define DEFAULT_OTHER		"/tmp/pg1520/usr/lib/postgresql/15/bin/postgres"
+#define OTHER_HINT			" (to test it: cd /tmp && apt-get download postgresql-15=15.20-0+deb12u1 && " \
+	"dpkg-deb -x postgresql-15_15.20-0+deb12u1_amd64.deb /tmp/pg1520)"
+#else
+#define DEFAULT_OTHER		NULL
+#define OTHER_HINT			""
+#endif
+
+/* What "expected caller missing" mutations must be refused with */
+#define MISSING_CALLER		"called from both _bt_search"
+
+/* where this program and the miniature servers are */
+static char test_dir[512];
 
 static int	npassed;
 static int	nfailed;
@@ -459,6 +492,201 @@ bytes_case(void)
 	munmap(page, sysconf(_SC_PAGESIZE));
 }
 
+/* Write len bytes into mapped text (made writable for the write) */
+static void
+poke(uintptr_t addr, const unsigned char *bytes, int len)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	uintptr_t	page = addr & ~(uintptr_t) (ps - 1);
+	size_t		span = ((addr + len - 1) & ~(uintptr_t) (ps - 1)) - page + ps;
+
+	mprotect((void *) page, span, PROT_READ | PROT_WRITE);
+	memcpy((void *) addr, bytes, len);
+	mprotect((void *) page, span, PROT_READ | PROT_EXEC);
+}
+
+/* How many lines of /proc/self/maps the range [addr, addr + len) touches */
+static int
+mappings_touched(uintptr_t addr, size_t len)
+{
+	FILE	   *f = fopen("/proc/self/maps", "r");
+	char		line[512];
+	int			n = 0;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+	{
+		unsigned long s;
+		unsigned long e;
+
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s < addr + len && e > addr)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Functions crossing a page boundary of a file mapping, like 17.12's
+ * _bt_compare: the detour needs the whole body to be executable code of
+ * one contiguous piece of one file, and a page written earlier (by another
+ * detour) is a mapping of its own.  The file holds the function across
+ * its first page boundary, and a copy of its second page as its third
+ * page.
+ */
+static char cross_path[600];
+
+/* a + b + c, 39 bytes, placed at CROSS_AT: 32 bytes on the first page */
+static const unsigned char cross_code[] = {
+	0x55,						/* push rbp */
+	0x48, 0x89, 0xe5,			/* mov rbp, rsp */
+	0x48, 0x89, 0xf8,			/* mov rax, rdi */
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	0x48, 0x01, 0xf0,			/* add rax, rsi (crosses the boundary) */
+	0x48, 0x01, 0xd0,			/* add rax, rdx */
+	0x5d,						/* pop rbp */
+	0xc3						/* ret */
+};
+
+#define CROSS_AT(ps)	((ps) - 32)
+
+/* Write the three-page file; false if it cannot be written */
+static bool
+cross_file(long ps)
+{
+	unsigned char *buf = calloc(3, ps);
+	int			fd;
+	bool		ok;
+
+	if (buf == NULL)
+		return false;
+	memset(buf, 0xcc, 3 * ps);
+	memcpy(buf + CROSS_AT(ps), cross_code, sizeof(cross_code));
+	memcpy(buf + 2 * ps, buf + ps, ps);
+	snprintf(cross_path, sizeof(cross_path), "%s/cross_page.bin", test_dir);
+	fd = open(cross_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ok = fd >= 0 && write(fd, buf, 3 * ps) == 3 * ps;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ok;
+}
+
+/*
+ * Map two pages at one place: the file's page at off1, then the one at
+ * off2 (MAP_FIXED into a reservation, so they are adjacent).  prot2 is the
+ * second page's protection; off2 < 0 maps an anonymous page holding the
+ * same bytes instead.
+ */
+static unsigned char *
+cross_map(long ps, off_t off1, off_t off2, int prot2)
+{
+	int			fd = open(cross_path, O_RDONLY);
+	unsigned char *base;
+	bool		ok;
+
+	if (fd < 0)
+		return NULL;
+	base = mmap(NULL, 2 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ok = base != MAP_FAILED &&
+		mmap(base, ps, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, off1) == base;
+	if (ok && off2 >= 0)
+		ok = mmap(base + ps, ps, prot2, MAP_PRIVATE | MAP_FIXED, fd, off2) == base + ps;
+	else if (ok)
+	{
+		ok = mmap(base + ps, ps, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == base + ps;
+		if (ok)
+		{
+			memcpy(base + ps, cross_code + 32, sizeof(cross_code) - 32);
+			ok = mprotect(base + ps, ps, prot2) == 0;
+		}
+	}
+	close(fd);
+	if (!ok && base != MAP_FAILED)
+	{
+		munmap(base, 2 * ps);
+		return NULL;
+	}
+	return base;
+}
+
+static void
+cross_page_tests(void)
+{
+	long		ps = sysconf(_SC_PAGESIZE);
+	unsigned char *base;
+	fn3			fn;
+	const char *end;
+	BtjitDetour d;
+	char		why[512];
+	bool		ok;
+
+	printf("# detour of a function crossing a page boundary\n");
+	if (!check(cross_file(ps), "cross-page: file %s written", cross_path))
+		return;
+
+	/* one file mapping, its second page written (split off): accepted */
+	base = cross_map(ps, 0, ps, PROT_READ | PROT_EXEC);
+	if (check(base != NULL, "cross-page: file mapped at consecutive offsets"))
+	{
+		fn = (fn3) (void *) (base + CROSS_AT(ps));
+		end = (const char *) fn + sizeof(cross_code);
+		poke((uintptr_t) base + ps, base + ps, 1);	/* as an earlier detour would */
+		check(mappings_touched((uintptr_t) fn, sizeof(cross_code)) == 2,
+			  "cross-page: the function spans 2 mappings of the file (%d)",
+			  mappings_touched((uintptr_t) fn, sizeof(cross_code)));
+		detour_case("cross-page, consecutive offsets", fn, end, 1, 20, 300, 321, 0, 7);
+		munmap(base, 2 * ps);
+	}
+
+	/* the same bytes, but the second page from elsewhere in the file */
+	base = cross_map(ps, 0, 2 * ps, PROT_READ | PROT_EXEC);
+	if (check(base != NULL, "cross-page: file mapped at non-consecutive offsets"))
+	{
+		fn = (fn3) (void *) (base + CROSS_AT(ps));
+		end = (const char *) fn + sizeof(cross_code);
+		refuse_case("cross-page, non-consecutive offsets", fn, end, 1, 20, 300, 321,
+					"is not within executable mappings");
+		munmap(base, 2 * ps);
+	}
+
+	/* the second page anonymous, holding the same bytes */
+	base = cross_map(ps, 0, -1, PROT_READ | PROT_EXEC);
+	if (check(base != NULL, "cross-page: second page anonymous"))
+	{
+		fn = (fn3) (void *) (base + CROSS_AT(ps));
+		end = (const char *) fn + sizeof(cross_code);
+		refuse_case("cross-page, second page anonymous", fn, end, 1, 20, 300, 321,
+					"is not within executable mappings");
+		munmap(base, 2 * ps);
+	}
+
+	/* the second page not executable (not called: it would fault) */
+	base = cross_map(ps, 0, ps, PROT_READ);
+	if (check(base != NULL, "cross-page: second page not executable"))
+	{
+		unsigned char before[sizeof(cross_code)];
+
+		fn = (fn3) (void *) (base + CROSS_AT(ps));
+		memcpy(before, (void *) fn, sizeof(before));
+		ok = btjit_detour_install((void *) fn, sizeof(cross_code), (void *) replacement,
+								  &d, why, sizeof(why));
+		check(!ok && strstr(why, "is not within executable mappings") != NULL,
+			  "cross-page, second page not executable: refused: %s", ok ? "(installed!)" : why);
+		if (ok)
+			btjit_detour_remove(&d, why, sizeof(why));
+		else
+			check(memcmp(before, (void *) fn, sizeof(before)) == 0,
+				  "cross-page, second page not executable: bytes unchanged");
+		munmap(base, 2 * ps);
+	}
+	unlink(cross_path);
+}
+
 static void
 detour_tests(void)
 {
@@ -475,6 +703,7 @@ detour_tests(void)
 	detour_case("call in first bytes", t_callfirst, t_callfirst_end, 1, 2, 3, 6, 0, 9);
 	detour_case("jmp rel32 first", t_jmpfirst, t_jmpfirst_end, 7, 8, 2, 13, 0, 5);
 	bytes_case();
+	cross_page_tests();
 
 	/* the relocated RIP-relative load must still see the variable */
 	ok = btjit_detour_install((void *) t_riprel, (size_t) (t_riprel_end - (const char *) t_riprel),
@@ -636,8 +865,6 @@ out:
  * ----------------------------------------------------------------
  */
 
-static char test_dir[512];
-
 static void
 fake_good(const char *fake, size_t want_patch_offset)
 {
@@ -738,6 +965,13 @@ fake_tests(void)
  * ----------------------------------------------------------------
  */
 
+/*
+ * A single-instruction change to a known build's code, as mapped here,
+ * which must make the locator refuse for the stated reason.  The new bytes
+ * are repl; or, when retarget is set, the original instruction with its
+ * rel32 or RIP displacement (its last 4 bytes) pointed at retarget, an
+ * address in the same build.
+ */
 typedef struct Mutation
 {
 	const char *what;
@@ -745,44 +979,187 @@ typedef struct Mutation
 	int			len;
 	unsigned char orig[8];
 	unsigned char repl[8];
+	uint64_t	retarget;
 	const char *reason;
 } Mutation;
 
-/* single-instruction changes to Debian's 15.18 code, each must be caught */
+/*
+ * A server build examined by hand (objdump -d, nm -D, readelf -n): where
+ * the locator must find things, what the detours must displace, and the
+ * mutations it must refuse.  A zero field was not examined.
+ */
+typedef struct KnownBuild
+{
+	const char *name;			/* Debian package version */
+	const char *build_id;
+	uint64_t	binsrch;
+	size_t		binsrch_size;
+	uint64_t	callsite[2];	/* in _bt_search (or its .part), _bt_first */
+	uint64_t	compare;
+	size_t		compare_size;
+	size_t		binsrch_patch[2];	/* patch offset, bytes displaced */
+	size_t		compare_patch[2];
+	int			compare_maps;	/* mappings _bt_compare spans once the
+								 * _bt_binsrch detour has written its page */
+	const Mutation *mutations;
+	int			nmutations;
+} KnownBuild;
+
+/* Debian 12's 15.18 */
 static const Mutation mutations_15_18[] = {
 	{"rsi from r12, not the spilled key", 0x1b7d67, 3,
-	{0x4c, 0x89, 0xee}, {0x4c, 0x89, 0xe6}, "rsi is not shown to be the entry rsi"},
+	{0x4c, 0x89, 0xee}, {0x4c, 0x89, 0xe6}, 0, "rsi is not shown to be the entry rsi"},
 	{"rdi from another frame slot", 0x1b7d63, 4,
-	{0x48, 0x8b, 0x7d, 0xc8}, {0x48, 0x8b, 0x7d, 0xb8}, "rdi is not shown to be the entry rdi"},
+	{0x48, 0x8b, 0x7d, 0xc8}, {0x48, 0x8b, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
 	{"spill slot of rdi overwritten in the loop", 0x1b7d4a, 3,
-	{0x89, 0x45, 0xc4}, {0x89, 0x45, 0xc8}, "rdi is not shown to be the entry rdi"},
+	{0x89, 0x45, 0xc4}, {0x89, 0x45, 0xc8}, 0, "rdi is not shown to be the entry rdi"},
 	{"rdx at the call is the key, not the page", 0x1b7d6c, 3,
-	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xea}, "rdx is not shown to be the page"},
+	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xea}, 0, "rdx is not shown to be the page"},
 	{"edx cleared before use", 0x1b7ce8, 2,
-	{0x85, 0xd2}, {0x31, 0xd2}, "clears rdx before reading it"},
+	{0x85, 0xd2}, {0x31, 0xd2}, 0, "clears rdx before reading it"},
 	{"reads ecx, a fourth argument", 0x1b7d6f, 3,
-	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, "not one of the three arguments"},
+	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, 0, "not one of the three arguments"},
 	{"BufferBlocks load re-pointed", 0x1b7cfa, 7,
-	{0x48, 0x03, 0x1d, 0x57, 0x3f, 0x6d, 0x00}, {0x48, 0x03, 0x1d, 0x5f, 0x3f, 0x6d, 0x00},
+	{0x48, 0x03, 0x1d, 0x57, 0x3f, 0x6d, 0x00}, {0x48, 0x03, 0x1d, 0x5f, 0x3f, 0x6d, 0x00}, 0,
 	"does not reference both BufferBlocks"},
 	{"lea of _bt_binsrch in _bt_first (address taken)", 0x1b8b4c, 7,
-	{0x48, 0x8d, 0x0d, 0xdd, 0x7b, 0x44, 0x00}, {0x48, 0x8d, 0x0d, 0x7d, 0xf1, 0xff, 0xff},
+	{0x48, 0x8d, 0x0d, 0xdd, 0x7b, 0x44, 0x00}, {0x48, 0x8d, 0x0d, 0x7d, 0xf1, 0xff, 0xff}, 0,
 	"is taken by the instruction at postgres+0x1b8b4c"},
 	{"a third caller (_bt_binsrch_insert)", 0x1b829b, 5,
-	{0xe8, 0xd0, 0xf6, 0xff, 0xff}, {0xe8, 0x30, 0xfa, 0xff, 0xff},
+	{0xe8, 0xd0, 0xf6, 0xff, 0xff}, {0xe8, 0x30, 0xfa, 0xff, 0xff}, 0,
 	"also reached by a call at postgres+0x1b829b"},
+	{"expected caller missing: _bt_first calls _bt_binsrch_insert instead", 0x1b902d, 5,
+	{0xe8, 0x9e, 0xec, 0xff, 0xff}, {0}, 0x1b81e0, MISSING_CALLER},
+	{"expected caller missing: _bt_search.part calls _bt_binsrch_insert instead", 0x1b8032, 5,
+	{0xe8, 0x99, 0xfc, 0xff, 0xff}, {0}, 0x1b81e0, MISSING_CALLER},
 };
 
-static void
-poke(uintptr_t addr, const unsigned char *bytes, int len)
-{
-	long		ps = sysconf(_SC_PAGESIZE);
-	uintptr_t	page = addr & ~(uintptr_t) (ps - 1);
-	size_t		span = ((addr + len - 1) & ~(uintptr_t) (ps - 1)) - page + ps;
+/* Debian 13's 17.12-0+deb13u1 */
+static const Mutation mutations_17_12[] = {
+	{"rsi from r13, not the key", 0x1d81e6, 3,
+	{0x4c, 0x89, 0xe6}, {0x4c, 0x89, 0xee}, 0, "rsi is not shown to be the entry rsi"},
+	{"rdi from another frame slot", 0x1d81e2, 4,
+	{0x48, 0x8b, 0x7d, 0xc8}, {0x48, 0x8b, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
+	{"spill slot of rdi overwritten", 0x1d81c3, 3,
+	{0x89, 0x45, 0xc4}, {0x89, 0x45, 0xc8}, 0, "rdi is not shown to be the entry rdi"},
+	{"rdx at the call is the key, not the page", 0x1d81eb, 3,
+	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xe2}, 0, "rdx is not shown to be the page"},
+	{"edx cleared before use", 0x1d8158, 2,
+	{0x85, 0xd2}, {0x31, 0xd2}, 0, "clears rdx before reading it"},
+	{"reads ecx, a fourth argument", 0x1d81ee, 3,
+	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, 0, "not one of the three arguments"},
+	{"BufferBlocks load re-pointed", 0x1d816a, 7,
+	{0x48, 0x03, 0x1d, 0x47, 0xf2, 0x7e, 0x00}, {0x48, 0x03, 0x1d, 0x4f, 0xf2, 0x7e, 0x00}, 0,
+	"does not reference both BufferBlocks"},
+	{"lea of _bt_binsrch in _bt_first (address taken)", 0x1d8e43, 7,
+	{0x48, 0x8d, 0x15, 0x66, 0xed, 0x56, 0x00}, {0}, 0x1d8140,
+	"is taken by the instruction at postgres+0x1d8e43"},
+	{"a third caller (_bt_binsrch_insert)", 0x1d8698, 5,
+	{0xe8, 0x23, 0xf7, 0xff, 0xff}, {0}, 0x1d8140,
+	"also reached by a call at postgres+0x1d8698"},
+	{"expected caller missing: _bt_first calls _bt_binsrch_insert instead", 0x1d9606, 5,
+	{0xe8, 0x35, 0xeb, 0xff, 0xff}, {0}, 0x1d85a0, MISSING_CALLER},
+	{"expected caller missing: _bt_search calls _bt_binsrch_insert instead", 0x1d8462, 5,
+	{0xe8, 0xd9, 0xfc, 0xff, 0xff}, {0}, 0x1d85a0, MISSING_CALLER},
+};
 
-	mprotect((void *) page, span, PROT_READ | PROT_WRITE);
-	memcpy((void *) addr, bytes, len);
-	mprotect((void *) page, span, PROT_READ | PROT_EXEC);
+/* Debian unstable's 18.6-3 */
+static const Mutation mutations_18_6[] = {
+	{"rsi from r13, not the key", 0x1eadce, 3,
+	{0x4c, 0x89, 0xe6}, {0x4c, 0x89, 0xee}, 0, "rsi is not shown to be the entry rsi"},
+	{"rdi from another frame slot", 0x1eadca, 4,
+	{0x48, 0x8b, 0x7d, 0xc0}, {0x48, 0x8b, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
+	{"spill slot of rdi overwritten", 0x1eadb0, 3,
+	{0x89, 0x45, 0xcc}, {0x89, 0x45, 0xc0}, 0, "rdi is not shown to be the entry rdi"},
+	{"rdx at the call is the key, not the page", 0x1eadd3, 3,
+	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xe2}, 0, "rdx is not shown to be the page"},
+	{"edx cleared before use", 0x1ead30, 2,
+	{0x85, 0xd2}, {0x31, 0xd2}, 0, "clears rdx before reading it"},
+	{"reads ecx, a fourth argument", 0x1eadd6, 3,
+	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, 0, "not one of the three arguments"},
+	{"BufferBlocks load re-pointed", 0x1ead42, 7,
+	{0x48, 0x03, 0x1d, 0xaf, 0x08, 0x85, 0x00}, {0x48, 0x03, 0x1d, 0xb7, 0x08, 0x85, 0x00}, 0,
+	"does not reference both BufferBlocks"},
+	{"lea of _bt_binsrch in _bt_first (address taken)", 0x1ebf68, 7,
+	{0x48, 0x8d, 0x15, 0x21, 0x3d, 0x5b, 0x00}, {0}, 0x1ead20,
+	"is taken by the instruction at postgres+0x1ebf68"},
+	{"a third caller (_bt_binsrch_insert)", 0x1eb2b8, 5,
+	{0xe8, 0xa3, 0xf6, 0xff, 0xff}, {0}, 0x1ead20,
+	"also reached by a call at postgres+0x1eb2b8"},
+	{"expected caller missing: _bt_first calls _bt_binsrch_insert instead", 0x1ebed6, 5,
+	{0xe8, 0x45, 0xee, 0xff, 0xff}, {0}, 0x1eb1c0, MISSING_CALLER},
+	{"expected caller missing: _bt_search calls _bt_binsrch_insert instead", 0x1eb074, 5,
+	{0xe8, 0xa7, 0xfc, 0xff, 0xff}, {0}, 0x1eb1c0, MISSING_CALLER},
+};
+
+#define LENGTHOF(a) ((int) (sizeof(a) / sizeof((a)[0])))
+
+static const KnownBuild known_builds[] = {
+	{"15.18-0+deb12u1", "44c007cfee140e4c25e8a434008096828e70a92c",
+		0x1b7cd0, 0x105, {0x1b8032, 0x1b902d}, 0x1b7970, 0x35f, {0, 6}, {0, 7}, 1,
+	mutations_15_18, LENGTHOF(mutations_15_18)},
+	{"15.20-0+deb12u1", "a6ade789dddc8ae8e6d07de24f7f2c32d0f38b1d",
+		0x1bc190, 0x105, {0, 0}, 0, 0, {0, 0}, {0, 0}, 0, NULL, 0},
+	{"17.12-0+deb13u1", "f7eaccb57ea91e4f0e07a11e45c65a199f347ace",
+		0x1d8140, 0x11e, {0x1d8462, 0x1d9606}, 0x1d7dc0, 0x379, {0, 6}, {4, 7}, 2,
+	mutations_17_12, LENGTHOF(mutations_17_12)},
+	{"18.6-3", "ad42a79eac3bca7a8c2cd9449bb9a7763c04b37b",
+		0x1ead20, 0x145, {0x1eb074, 0x1ebed6}, 0x1ea960, 0x3ba, {0, 8}, {4, 7}, 1,
+	mutations_18_6, LENGTHOF(mutations_18_6)},
+};
+
+static const KnownBuild *
+known_build(const char *build_id)
+{
+	int			i;
+
+	for (i = 0; i < LENGTHOF(known_builds); i++)
+		if (strcmp(known_builds[i].build_id, build_id) == 0)
+			return &known_builds[i];
+	return NULL;
+}
+
+/* The new bytes of mutation mu */
+static void
+mutation_bytes(const Mutation *mu, unsigned char *out)
+{
+	memcpy(out, mu->repl, sizeof(mu->repl));
+	if (mu->retarget != 0)
+	{
+		int32_t		rel = (int32_t) (int64_t) (mu->retarget - (mu->vaddr + mu->len));
+
+		memcpy(out, mu->orig, mu->len);
+		memcpy(out + mu->len - 4, &rel, 4);
+	}
+}
+
+/* Run a known build's mutations on the mapped binary */
+static void
+mutation_tests(const char *path, const Mapped *m, const KnownBuild *kb)
+{
+	BtjitLocation loc;
+	char		why[1024];
+	bool		ok;
+	int			i;
+
+	for (i = 0; i < kb->nmutations; i++)
+	{
+		const Mutation *mu = &kb->mutations[i];
+		uintptr_t	at = m->base + mu->vaddr;
+		unsigned char repl[8];
+
+		if (!check(memcmp((void *) at, mu->orig, mu->len) == 0,
+				   "%s mutation \"%s\": original bytes as expected", kb->name, mu->what))
+			continue;
+		mutation_bytes(mu, repl);
+		poke(at, repl, mu->len);
+		ok = btjit_locate_binsrch_at(path, m->base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		poke(at, mu->orig, mu->len);
+		check(!ok && strstr(why, mu->reason) != NULL,
+			  "%s mutation \"%s\" refused: %s", kb->name, mu->what, ok ? "(located!)" : why);
+	}
+	ok = btjit_locate_binsrch_at(path, m->base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(ok, "%s: located again after the mutations were undone", kb->name);
 }
 
 static void
@@ -790,11 +1167,111 @@ dummy_replacement(void)
 {
 }
 
+/*
+ * Check an installed detour on real (never run) code: the entry jumps to
+ * the thunk, the thunk to the replacement, the trampoline replays the
+ * original bytes and jumps back.
+ */
 static void
+check_detour_shape(const char *label, const char *fname, const BtjitDetour *d,
+				   uintptr_t target, const unsigned char *before)
+{
+	const unsigned char *stub = d->stub_page;
+	const unsigned char *tramp = d->stock;
+	size_t		n = d->patch_offset + d->displaced_len;
+	int32_t		rel;
+
+	memcpy(&rel, (void *) (target + d->patch_offset + 1), 4);
+	check(((unsigned char *) target)[d->patch_offset] == 0xe9 &&
+		  target + d->patch_offset + 5 + rel == (uintptr_t) stub,
+		  "%s: %s entry jumps to the thunk", label, fname);
+	check(memcmp((void *) target, before, d->patch_offset) == 0,
+		  "%s: %s bytes before the jump (endbr64) untouched", label, fname);
+	check(stub[0] == 0xff && stub[1] == 0x25 &&
+		  memcmp(stub + 6, &(uintptr_t) {(uintptr_t) dummy_replacement}, 8) == 0,
+		  "%s: %s thunk jumps to the replacement", label, fname);
+	memcpy(&rel, tramp + 4 + d->displaced_len + 1, 4);
+	check(memcmp(tramp, "\xf3\x0f\x1e\xfa", 4) == 0 &&
+		  memcmp(tramp + 4, before + d->patch_offset, d->displaced_len) == 0 &&
+		  tramp[4 + d->displaced_len] == 0xe9 &&
+		  (uintptr_t) (tramp + 4 + d->displaced_len + 5) + rel == target + n,
+		  "%s: %s trampoline replays %zu original bytes and jumps back to +%zu",
+		  label, fname, d->displaced_len, n);
+}
+
+/*
+ * The detours on the real bytes, in the order the module installs them:
+ * _bt_binsrch, then, with that one in place, _bt_compare (installed and
+ * removed, never run).  On 17.12 _bt_compare crosses into the page the
+ * first detour writes, which the kernel then maps on its own.
+ */
+static void
+real_detour_tests(const char *label, const Mapped *m, const BtjitLocation *loc,
+				  const KnownBuild *kb)
+{
+	BtjitDetour d;
+	BtjitDetour dc;
+	unsigned char before[32];
+	unsigned char cbefore[32];
+	char		why[1024];
+	bool		ok;
+	int			nmaps;
+
+	memcpy(before, (void *) loc->binsrch, sizeof(before));
+	ok = btjit_detour_install((void *) loc->binsrch, loc->binsrch_size,
+							  (void *) dummy_replacement, &d, why, sizeof(why));
+	if (!check(ok, "%s: detour on the real _bt_binsrch: %s", label, ok ? d.description : why))
+		return;
+	check_detour_shape(label, "_bt_binsrch", &d, loc->binsrch, before);
+	if (kb && kb->binsrch_patch[1] != 0)
+		check(d.patch_offset == kb->binsrch_patch[0] && d.displaced_len == kb->binsrch_patch[1],
+			  "%s: _bt_binsrch patched at +%zu, %zu bytes displaced (expected +%zu, %zu)",
+			  kb->name, d.patch_offset, d.displaced_len, kb->binsrch_patch[0], kb->binsrch_patch[1]);
+
+	if (check(loc->compare != 0 && loc->compare_size > 16,
+			  "%s: exported _bt_compare with its extent: +%#lx, %#zx bytes", label,
+			  (unsigned long) (loc->compare - m->base), loc->compare_size))
+	{
+		nmaps = mappings_touched(loc->compare, loc->compare_size);
+		if (kb && kb->compare_maps != 0)
+			check(nmaps == kb->compare_maps,
+				  "%s: with the _bt_binsrch detour in place, _bt_compare spans %d mapping(s) (expected %d)",
+				  kb->name, nmaps, kb->compare_maps);
+		else
+			printf("# with the _bt_binsrch detour in place, _bt_compare spans %d mapping(s)\n", nmaps);
+		memcpy(cbefore, (void *) loc->compare, sizeof(cbefore));
+		ok = btjit_detour_install((void *) loc->compare, loc->compare_size,
+								  (void *) dummy_replacement, &dc, why, sizeof(why));
+		if (check(ok, "%s: detour on the real _bt_compare, _bt_binsrch's kept: %s",
+				  label, ok ? dc.description : why))
+		{
+			check_detour_shape(label, "_bt_compare", &dc, loc->compare, cbefore);
+			if (kb && kb->compare_patch[1] != 0)
+				check(dc.patch_offset == kb->compare_patch[0] &&
+					  dc.displaced_len == kb->compare_patch[1],
+					  "%s: _bt_compare patched at +%zu, %zu bytes displaced (expected +%zu, %zu)",
+					  kb->name, dc.patch_offset, dc.displaced_len,
+					  kb->compare_patch[0], kb->compare_patch[1]);
+			ok = btjit_detour_remove(&dc, why, sizeof(why));
+			check(ok && memcmp(cbefore, (void *) loc->compare, sizeof(cbefore)) == 0,
+				  "%s: _bt_compare detour removed, bytes restored", label);
+		}
+	}
+	ok = btjit_detour_remove(&d, why, sizeof(why));
+	check(ok && memcmp(before, (void *) loc->binsrch, sizeof(before)) == 0,
+		  "%s: _bt_binsrch detour removed, bytes restored", label);
+}
+
+/*
+ * All checks of one server binary.  Returns whether it is a known build
+ * (the build-specific checks ran).
+ */
+static bool
 server_tests(const char *path, const char *label, bool is_primary)
 {
 	Mapped		m;
 	BtjitLocation loc;
+	const KnownBuild *kb;
 	char		why[1024];
 	bool		ok;
 	double		best = 1e9;
@@ -803,13 +1280,15 @@ server_tests(const char *path, const char *label, bool is_primary)
 	printf("# locator on %s (%s)\n", path, label);
 	if (access(path, R_OK) != 0)
 	{
-		printf("# skipped: %s is absent%s\n", path,
-			   is_primary ? "" : " (to test it: cd /tmp && apt-get download postgresql-15=15.20-0+deb12u1 && dpkg-deb -x postgresql-15_15.20-0+deb12u1_amd64.deb /tmp/pg1520)");
-		return;
+		if (is_primary)
+			check(false, "%s: %s is readable", label, path);
+		else
+			printf("# skipped: %s is absent%s\n", path, OTHER_HINT);
+		return false;
 	}
 	ok = map_binary(path, &m);
 	if (!check(ok, "%s: mapped at %#lx", label, ok ? (unsigned long) m.base : 0UL))
-		return;
+		return false;
 
 	for (i = 0; i < 3; i++)
 	{
@@ -824,7 +1303,7 @@ server_tests(const char *path, const char *label, bool is_primary)
 	if (!check(ok, "%s: located: %s", label, ok ? loc.evidence : why))
 	{
 		munmap((void *) m.base, m.span);
-		return;
+		return false;
 	}
 	printf("# evidence: %s\n", loc.evidence);
 	check(best < 100.0, "%s: locate takes %.1f ms (best of 3; must be well under 100)", label, best);
@@ -832,20 +1311,30 @@ server_tests(const char *path, const char *label, bool is_primary)
 		  loc.ncallsites >= 2 && loc.binsrch_size > 16,
 		  "%s: result in the mapping, %d call sites, %zu bytes", label, loc.ncallsites, loc.binsrch_size);
 
-	if (strcmp(loc.build_id, BUILD_15_18) == 0)
+	kb = known_build(loc.build_id);
+	if (kb != NULL)
 	{
-		check(loc.binsrch - m.base == 0x1b7cd0 && loc.binsrch_size == 0x105,
-			  "15.18: _bt_binsrch is postgres+0x1b7cd0, 0x105 bytes");
-		check(loc.ncallsites == 2 &&
-			  ((loc.callsites[0] - m.base == 0x1b8032 && loc.callsites[1] - m.base == 0x1b902d) ||
-			   (loc.callsites[1] - m.base == 0x1b8032 && loc.callsites[0] - m.base == 0x1b902d)),
-			  "15.18: call sites postgres+0x1b8032 and postgres+0x1b902d");
+		printf("# build-id %s is %s: build-specific checks run\n", loc.build_id, kb->name);
+		check(loc.binsrch - m.base == kb->binsrch && loc.binsrch_size == kb->binsrch_size,
+			  "%s: _bt_binsrch is postgres+%#lx, %#zx bytes (found +%#lx, %#zx)", kb->name,
+			  (unsigned long) kb->binsrch, kb->binsrch_size,
+			  (unsigned long) (loc.binsrch - m.base), loc.binsrch_size);
+		if (kb->callsite[0] != 0)
+			check(loc.ncallsites == 2 &&
+				  ((loc.callsites[0] - m.base == kb->callsite[0] &&
+					loc.callsites[1] - m.base == kb->callsite[1]) ||
+				   (loc.callsites[1] - m.base == kb->callsite[0] &&
+					loc.callsites[0] - m.base == kb->callsite[1])),
+				  "%s: call sites postgres+%#lx and postgres+%#lx", kb->name,
+				  (unsigned long) kb->callsite[0], (unsigned long) kb->callsite[1]);
+		if (kb->compare != 0)
+			check(loc.compare - m.base == kb->compare && loc.compare_size == kb->compare_size,
+				  "%s: _bt_compare is postgres+%#lx, %#zx bytes", kb->name,
+				  (unsigned long) kb->compare, kb->compare_size);
 	}
-	else if (strcmp(loc.build_id, BUILD_15_20) == 0)
-		check(loc.binsrch - m.base == 0x1bc190 && loc.binsrch_size == 0x105,
-			  "15.20: _bt_binsrch is postgres+0x1bc190, 0x105 bytes");
 	else
-		printf("# build-id %s is not one we examined by hand: exact address not checked\n",
+		printf("# build-id %s is not one we examined by hand: only the generic checks run "
+			   "(exact addresses, call sites, mutations and detour lengths not checked)\n",
 			   loc.build_id);
 
 	/* fault hooks */
@@ -863,67 +1352,184 @@ server_tests(const char *path, const char *label, bool is_primary)
 	ok = btjit_locate_binsrch_at(path, m.base + 0x1000, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
 	check(!ok && strstr(why, "bias"), "%s: wrong load bias refused: %s", label, why);
 
-	/* mutations of the known build */
-	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
-	if (ok && strcmp(loc.build_id, BUILD_15_18) == 0)
-	{
-		for (i = 0; i < (int) (sizeof(mutations_15_18) / sizeof(mutations_15_18[0])); i++)
-		{
-			const Mutation *mu = &mutations_15_18[i];
-			uintptr_t	at = m.base + mu->vaddr;
-			BtjitLocation l2;
+	/* mutations of a known build */
+	if (kb != NULL && kb->nmutations > 0)
+		mutation_tests(path, &m, kb);
 
-			if (!check(memcmp((void *) at, mu->orig, mu->len) == 0,
-					   "15.18 mutation \"%s\": original bytes as expected", mu->what))
-				continue;
-			poke(at, mu->repl, mu->len);
-			ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &l2, why, sizeof(why));
-			poke(at, mu->orig, mu->len);
-			check(!ok && strstr(why, mu->reason) != NULL,
-				  "15.18 mutation \"%s\" refused: %s", mu->what, ok ? "(located!)" : why);
-		}
-		ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
-		check(ok, "15.18: located again after the mutations were undone");
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	if (check(ok, "%s: located for the detour tests", label))
+		real_detour_tests(label, &m, &loc, kb);
+	munmap((void *) m.base, m.span);
+	return kb != NULL;
+}
+
+/* Write len bytes to a new file; false on any error */
+static bool
+write_file(const char *path, const void *data, size_t len)
+{
+	int			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	bool		ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, data, len) == (ssize_t) len;
+	return close(fd) == 0 && ok;
+}
+
+/* A bare ELF header, 64 bytes, of the given class, byte order and machine */
+static bool
+write_bare_header(const char *path, int class, int data, uint16_t machine)
+{
+	Elf64_Ehdr	eh;
+
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = class;
+	eh.e_ident[EI_DATA] = data;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_DYN;
+	eh.e_machine = machine;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	return write_file(path, &eh, sizeof(eh));
+}
+
+/*
+ * A server for another architecture is refused by its ELF header, with a
+ * reason naming the machine: bare headers, and a copy of the real server
+ * that is located as is and refused once only its e_machine says aarch64.
+ */
+static void
+machine_tests(const char *server)
+{
+	char		path[600];
+	BtjitLocation loc;
+	char		why[1024];
+	bool		ok;
+	FILE	   *f;
+	char	   *buf = NULL;
+	long		size = 0;
+	Mapped		m;
+	uint16_t	aarch64 = 183;	/* EM_AARCH64 */
+
+	printf("# locator: servers for other architectures\n");
+	snprintf(path, sizeof(path), "%s/elf_machine.bin", test_dir);
+
+	if (check(write_bare_header(path, ELFCLASS64, ELFDATA2LSB, aarch64),
+			  "bare aarch64 ELF header written"))
+	{
+		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(!ok && strstr(why, "aarch64") && strstr(why, "e_machine 183") &&
+			  strstr(why, "not x86-64"), "bare aarch64 header refused: %s", ok ? "(located!)" : why);
+	}
+	if (check(write_bare_header(path, ELFCLASS32, ELFDATA2LSB, 3),
+			  "bare i386 ELF header written"))
+	{
+		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(!ok && strstr(why, "i386") && strstr(why, "not x86-64"),
+			  "bare i386 header refused: %s", ok ? "(located!)" : why);
+	}
+	if (check(write_bare_header(path, ELFCLASS64, ELFDATA2MSB, 0x1500),
+			  "bare big-endian (ppc64) ELF header written"))
+	{
+		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(!ok && strstr(why, "big-endian"), "bare big-endian header refused: %s",
+			  ok ? "(located!)" : why);
 	}
 
-	/* the detour on the real bytes (installed and removed, never run) */
-	if (ok)
+	/* the real server, copied: located; then only e_machine changed */
+	f = fopen(server, "rb");
+	if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 64 &&
+		fseek(f, 0, SEEK_SET) == 0 && (buf = malloc(size)) != NULL &&
+		fread(buf, 1, size, f) != (size_t) size)
 	{
-		BtjitDetour d;
-		unsigned char before[32];
-		const unsigned char *stub;
-		const unsigned char *tramp;
-		int32_t		rel;
-		size_t		n;
+		free(buf);
+		buf = NULL;
+	}
+	if (f != NULL)
+		fclose(f);
+	if (!check(buf != NULL && write_file(path, buf, size) && map_binary(path, &m),
+			   "copy of %s written and mapped", server))
+	{
+		free(buf);
+		unlink(path);
+		return;
+	}
+	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	check(ok, "copy of the server located: %s", ok ? "yes" : why);
+	/* in place: the copy stays mapped, so it must not be truncated */
+	{
+		int			fd = open(path, O_WRONLY);
 
-		memcpy(before, (void *) loc.binsrch, sizeof(before));
-		ok = btjit_detour_install((void *) loc.binsrch, loc.binsrch_size,
-								  (void *) dummy_replacement, &d, why, sizeof(why));
-		if (check(ok, "%s: detour on the real _bt_binsrch: %s", label, ok ? d.description : why))
-		{
-			n = d.patch_offset + d.displaced_len;
-			stub = d.stub_page;
-			tramp = d.stock;
-			memcpy(&rel, (void *) (loc.binsrch + d.patch_offset + 1), 4);
-			check(((unsigned char *) loc.binsrch)[d.patch_offset] == 0xe9 &&
-				  loc.binsrch + d.patch_offset + 5 + rel == (uintptr_t) stub,
-				  "%s: entry jumps to the thunk", label);
-			check(stub[0] == 0xff && stub[1] == 0x25 &&
-				  memcmp(stub + 6, &(uintptr_t) {(uintptr_t) dummy_replacement}, 8) == 0,
-				  "%s: thunk jumps to the replacement", label);
-			memcpy(&rel, tramp + 4 + d.displaced_len + 1, 4);
-			check(memcmp(tramp, "\xf3\x0f\x1e\xfa", 4) == 0 &&
-				  memcmp(tramp + 4, before + d.patch_offset, d.displaced_len) == 0 &&
-				  tramp[4 + d.displaced_len] == 0xe9 &&
-				  (uintptr_t) (tramp + 4 + d.displaced_len + 5) + rel == loc.binsrch + n,
-				  "%s: trampoline replays %zu original bytes and jumps back to +%zu",
-				  label, d.displaced_len, n);
-			ok = btjit_detour_remove(&d, why, sizeof(why));
-			check(ok && memcmp(before, (void *) loc.binsrch, sizeof(before)) == 0,
-				  "%s: detour removed, bytes restored", label);
-		}
+		ok = fd >= 0 &&
+			pwrite(fd, &aarch64, sizeof(aarch64), offsetof(Elf64_Ehdr, e_machine)) ==
+			(ssize_t) sizeof(aarch64);
+		if (fd >= 0 && close(fd) != 0)
+			ok = false;
+	}
+	if (check(ok, "copy's e_machine set to EM_AARCH64, nothing else changed"))
+	{
+		ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		check(!ok && strstr(why, "aarch64") && strstr(why, "not x86-64"),
+			  "the same server marked aarch64 refused: %s", ok ? "(located!)" : why);
 	}
 	munmap((void *) m.base, m.span);
+	free(buf);
+	unlink(path);
+}
+
+/*
+ * A build nobody examined: a copy of the server under test whose build-id
+ * differs in one byte.  Only the generic checks can run on it, and the
+ * output must say so; they must all pass.
+ */
+static void
+unknown_build_tests(const char *server)
+{
+	char		path[600];
+	Mapped		m;
+	BtjitLocation loc;
+	char		why[1024];
+	unsigned char id[32];
+	size_t		idlen = 0;
+	FILE	   *f;
+	char	   *buf = NULL;
+	long		size = 0;
+	char	   *at = NULL;
+	int			before = nfailed;
+	bool		known;
+
+	printf("# locator on a build it has no table for\n");
+	if (!map_binary(server, &m))
+		return;					/* server_tests reported it */
+	if (btjit_locate_binsrch_at(server, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why)))
+		for (; idlen < sizeof(id) && sscanf(loc.build_id + 2 * idlen, "%2hhx", &id[idlen]) == 1; idlen++)
+			;
+	munmap((void *) m.base, m.span);
+	if (!check(idlen >= 8, "build-id of %s read (%zu bytes)", server, idlen))
+		return;
+
+	f = fopen(server, "rb");
+	if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 64 &&
+		fseek(f, 0, SEEK_SET) == 0 && (buf = malloc(size)) != NULL &&
+		fread(buf, 1, size, f) == (size_t) size)
+		at = memmem(buf, size, id, idlen);
+	if (f != NULL)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/unknown_build.bin", test_dir);
+	if (check(at != NULL && memmem(at + 1, size - (at + 1 - buf), id, idlen) == NULL,
+			  "the build-id occurs once in the file"))
+	{
+		at[idlen - 1] ^= 0x5a;
+		if (check(write_file(path, buf, size), "copy with another build-id written"))
+		{
+			known = server_tests(path, "copy with another build-id", true);
+			check(!known && nfailed == before,
+				  "copy with another build-id: not a known build, all generic checks passed");
+		}
+	}
+	free(buf);
+	unlink(path);
 }
 
 static void
@@ -965,7 +1571,12 @@ main(int argc, char **argv)
 	locator_misc_tests();
 	fake_tests();
 	server_tests(server ? server : DEFAULT_SERVER, "installed server", true);
-	server_tests(other ? other : DEFAULT_OTHER, "other minor release", false);
+	machine_tests(server ? server : DEFAULT_SERVER);
+	unknown_build_tests(server ? server : DEFAULT_SERVER);
+	if (other == NULL)
+		other = DEFAULT_OTHER;
+	if (other != NULL)
+		server_tests(other, "other minor release", false);
 
 	printf("%d passed, %d failed\n", npassed, nfailed);
 	return nfailed == 0 ? 0 : 1;

@@ -26,6 +26,7 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 
+#include "pg_compat.h"
 #include "shape.h"
 
 /* Bound by the specialiser; never defined in C. */
@@ -38,7 +39,7 @@ typedef struct BtjitKey
 {
 	int			keysz;
 	bool		nextkey;
-	bool		pivotsearch;
+	bool		backward;		/* pivotsearch up to 16 (pg_compat.h) */
 	ItemPointer scantid;
 	int64		arg[BTJIT_MAX_KEYS];
 	bool		argnull[BTJIT_MAX_KEYS];
@@ -184,7 +185,7 @@ btjit_tuple_natts(IndexTuple itup)
  * at most a few times per search.
  */
 static __attribute__((noinline)) int
-btjit_tiebreak(IndexTuple itup, int keysz, int ntupatts, bool pivotsearch,
+btjit_tiebreak(IndexTuple itup, int keysz, int ntupatts, bool backward,
 			   ItemPointer scantid)
 {
 	uint16		tidoff = ItemPointerGetOffsetNumberNoCheck(&itup->t_tid);
@@ -211,7 +212,7 @@ btjit_tiebreak(IndexTuple itup, int keysz, int ntupatts, bool pivotsearch,
 	if (scantid == NULL)
 	{
 		/* heapkeyspace is guaranteed by the entry point */
-		if (!pivotsearch && keysz == ntupatts && heaptid == NULL)
+		if (!backward && keysz == ntupatts && heaptid == NULL)
 			return 1;
 		return 0;
 	}
@@ -265,7 +266,7 @@ btjit_goright_fast(const BtjitKey *k, IndexTuple itup, int ntupatts, bool full,
 	 */
 	if (leafplain)
 		return 0 >= cmpval;
-	return btjit_tiebreak(itup, keysz, ntupatts, k->pivotsearch,
+	return btjit_tiebreak(itup, keysz, ntupatts, k->backward,
 						  k->scantid) >= cmpval;
 }
 
@@ -306,7 +307,7 @@ btjit_compare_general(const BtjitKey *k, IndexTuple itup)
 		if (result != 0)
 			return result;
 	}
-	return btjit_tiebreak(itup, keysz, ntupatts, k->pivotsearch, k->scantid);
+	return btjit_tiebreak(itup, keysz, ntupatts, k->backward, k->scantid);
 }
 
 static __attribute__((noinline)) int btjit_search_general(void *scankey,
@@ -379,8 +380,9 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 			high = mid;
 	}
 
+	/* From 17 a backward leaf search returns the item before (pg_compat.h). */
 	if (leaf)
-		return low;
+		return (BTJIT_LEAF_BACKWARD && k->backward) ? low - 1 : low;
 	return low - 1;
 }
 
@@ -438,7 +440,7 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *hasnull)
 	if (!key->heapkeyspace || k->keysz < 1 || k->keysz > SHAPE.nkeys)
 		return false;
 	k->scantid = key->scantid;
-	k->pivotsearch = key->pivotsearch;
+	k->backward = BTJIT_KEY_BACKWARD(key);
 	k->nextkey = key->nextkey;
 
 #pragma clang loop unroll(full)
@@ -670,7 +672,7 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 		if (result != 0)
 			return result;
 	}
-	return btjit_tiebreak(itup, k.keysz, ntupatts, k.pivotsearch, k.scantid);
+	return btjit_tiebreak(itup, k.keysz, ntupatts, k.backward, k.scantid);
 }
 
 /*

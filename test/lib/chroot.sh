@@ -6,7 +6,8 @@
 #
 #   source test/lib/chroot.sh
 #   chroot_ensure 17                      # create/complete the chroot (cached)
-#   chroot_bind 17 /tmp/srccopy           # shown at $BTJIT_CHROOT_SRC inside
+#   chroot_stage_tree 17                  # a copy of this tree at $BTJIT_CHROOT_SRC
+#   chroot_bind 17 /some/dir /path        # or any host dir at /path inside
 #   chroot_run 17 make -C /build/btree_jit $(chroot_make_vars 17)
 #
 #   bash test/lib/chroot.sh ensure 18
@@ -381,6 +382,36 @@ chroot_bind() {
 	target=${3:-$BTJIT_CHROOT_SRC}
 	[[ $target == /* && $target != / ]] || btjit_die "chroot_bind: target must be an absolute path, not /"
 	_btjit_chroot_binds[$suite]+="$host"$'\t'"$target"$'\n'
+}
+
+# chroot_stage_tree NAME [SRC] - copy the source tree SRC (default: this
+# repository, $BTJIT_ROOT) into a fresh directory and bind it at
+# $BTJIT_CHROOT_SRC for NAME; sets BTJIT_CHROOT_TREE to the copy's host
+# path.  Call it directly, not in $(...): the bind and the cleanup are
+# recorded in the calling shell.  A build inside
+# the chroot writes objects for another major version, which must not land
+# in the caller's tree.  In a git tree the copy holds exactly the files git
+# would (tracked, plus untracked ones not ignored), as they are on disk now;
+# otherwise everything but build outputs.  The copy is removed at exit.
+chroot_stage_tree() {
+	local name=$1 src=${2:-$BTJIT_ROOT} dest
+	src=$(cd "$src" && pwd) || btjit_die "chroot_stage_tree: no directory $2"
+	mkdir -p "$BTJIT_CHROOT_CACHE"
+	dest=$(mktemp -d "$BTJIT_CHROOT_CACHE/.tree-$(chroot_suite "$name").XXXXXX")
+	cluster_on_exit "rm -rf '$dest'"
+	chmod 755 "$dest"
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$src" && git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do [[ -e $f ]] && printf '%s\0' "$f"; done |
+			tar --null -T - -cf -) | tar -C "$dest" -xf - ||
+			btjit_die "chroot_stage_tree: copying $src failed"
+	else
+		tar -C "$src" --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+			--exclude=./test/results --exclude=./bench/out -cf - . |
+			tar -C "$dest" -xf - || btjit_die "chroot_stage_tree: copying $src failed"
+	fi
+	chroot_bind "$name" "$dest"
+	BTJIT_CHROOT_TREE=$dest
 }
 
 # chroot_unbind NAME - forget the binds of NAME

@@ -96,6 +96,11 @@ chroot_suite() {
 	esac
 }
 
+# Die (in the calling shell, not in a $(...) subshell) on an unknown name.
+_chroot_check_name() {
+	chroot_suite "$1" >/dev/null
+}
+
 # chroot_pg_major NAME -> the PostgreSQL major version its chroot carries
 chroot_pg_major() {
 	case $(chroot_suite "$1") in
@@ -318,6 +323,7 @@ _chroot_server_llvm() {
 # concurrently: creation and apt runs hold a per-suite lock.
 chroot_ensure() {
 	local name=$1 suite dir lockfd server_pkgs llvm missing t0
+	_chroot_check_name "${1:-}"
 	_chroot_need_root
 	suite=$(chroot_suite "$name")
 	dir=$(chroot_dir "$name")
@@ -377,6 +383,7 @@ chroot_ensure() {
 # copy of the tree if the chroot's build must not write into yours.
 chroot_bind() {
 	local suite host target
+	_chroot_check_name "${1:-}"
 	suite=$(chroot_suite "$1")
 	host=$(cd "$2" && pwd) || btjit_die "chroot_bind: no directory $2"
 	target=${3:-$BTJIT_CHROOT_SRC}
@@ -395,6 +402,7 @@ chroot_bind() {
 # otherwise everything but build outputs.  The copy is removed at exit.
 chroot_stage_tree() {
 	local name=$1 src=${2:-$BTJIT_ROOT} dest
+	_chroot_check_name "${1:-}"
 	src=$(cd "$src" && pwd) || btjit_die "chroot_stage_tree: no directory $2"
 	mkdir -p "$BTJIT_CHROOT_CACHE"
 	dest=$(mktemp -d "$BTJIT_CHROOT_CACHE/.tree-$(chroot_suite "$name").XXXXXX")
@@ -447,6 +455,7 @@ exec chroot "$dir" "$@"
 # `chroot_run NAME env VAR=value CMD...`.
 chroot_run() {
 	local name=$1 suite dir vars=()
+	_chroot_check_name "${1:-}"
 	shift
 	_chroot_need_root
 	suite=$(chroot_suite "$name")
@@ -504,6 +513,7 @@ _chroot_fetch_dsc() {
 # any report).
 chroot_server_source() {
 	local name=$1 suite m version use dir dl cache t0 binds
+	_chroot_check_name "${1:-}"
 	suite=$(chroot_suite "$name")
 	m=$(chroot_pg_major "$name")
 	version=$(chroot_exec "$name" dpkg-query -W -f='${Version}' "postgresql-$m") ||

@@ -6,7 +6,8 @@
 #
 #   source test/lib/chroot.sh
 #   chroot_ensure 17                      # create/complete the chroot (cached)
-#   chroot_bind 17 /tmp/srccopy           # shown at $BTJIT_CHROOT_SRC inside
+#   chroot_stage_tree 17                  # a copy of this tree at $BTJIT_CHROOT_SRC
+#   chroot_bind 17 /some/dir /path        # or any host dir at /path inside
 #   chroot_run 17 make -C /build/btree_jit $(chroot_make_vars 17)
 #
 #   bash test/lib/chroot.sh ensure 18
@@ -93,6 +94,11 @@ chroot_suite() {
 	18 | sid | unstable) echo sid ;;
 	*) btjit_die "unknown chroot '${1:-}' (known: 17/trixie, 18/sid)" ;;
 	esac
+}
+
+# Die (in the calling shell, not in a $(...) subshell) on an unknown name.
+_chroot_check_name() {
+	chroot_suite "$1" >/dev/null
 }
 
 # chroot_pg_major NAME -> the PostgreSQL major version its chroot carries
@@ -317,6 +323,7 @@ _chroot_server_llvm() {
 # concurrently: creation and apt runs hold a per-suite lock.
 chroot_ensure() {
 	local name=$1 suite dir lockfd server_pkgs llvm missing t0
+	_chroot_check_name "${1:-}"
 	_chroot_need_root
 	suite=$(chroot_suite "$name")
 	dir=$(chroot_dir "$name")
@@ -376,11 +383,43 @@ chroot_ensure() {
 # copy of the tree if the chroot's build must not write into yours.
 chroot_bind() {
 	local suite host target
+	_chroot_check_name "${1:-}"
 	suite=$(chroot_suite "$1")
 	host=$(cd "$2" && pwd) || btjit_die "chroot_bind: no directory $2"
 	target=${3:-$BTJIT_CHROOT_SRC}
 	[[ $target == /* && $target != / ]] || btjit_die "chroot_bind: target must be an absolute path, not /"
 	_btjit_chroot_binds[$suite]+="$host"$'\t'"$target"$'\n'
+}
+
+# chroot_stage_tree NAME [SRC] - copy the source tree SRC (default: this
+# repository, $BTJIT_ROOT) into a fresh directory and bind it at
+# $BTJIT_CHROOT_SRC for NAME; sets BTJIT_CHROOT_TREE to the copy's host
+# path.  Call it directly, not in $(...): the bind and the cleanup are
+# recorded in the calling shell.  A build inside
+# the chroot writes objects for another major version, which must not land
+# in the caller's tree.  In a git tree the copy holds exactly the files git
+# would (tracked, plus untracked ones not ignored), as they are on disk now;
+# otherwise everything but build outputs.  The copy is removed at exit.
+chroot_stage_tree() {
+	local name=$1 src=${2:-$BTJIT_ROOT} dest
+	_chroot_check_name "${1:-}"
+	src=$(cd "$src" && pwd) || btjit_die "chroot_stage_tree: no directory $2"
+	mkdir -p "$BTJIT_CHROOT_CACHE"
+	dest=$(mktemp -d "$BTJIT_CHROOT_CACHE/.tree-$(chroot_suite "$name").XXXXXX")
+	cluster_on_exit "rm -rf '$dest'"
+	chmod 755 "$dest"
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$src" && git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do [[ -e $f ]] && printf '%s\0' "$f"; done |
+			tar --null -T - -cf -) | tar -C "$dest" -xf - ||
+			btjit_die "chroot_stage_tree: copying $src failed"
+	else
+		tar -C "$src" --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+			--exclude=./test/results --exclude=./bench/out -cf - . |
+			tar -C "$dest" -xf - || btjit_die "chroot_stage_tree: copying $src failed"
+	fi
+	chroot_bind "$name" "$dest"
+	BTJIT_CHROOT_TREE=$dest
 }
 
 # chroot_unbind NAME - forget the binds of NAME
@@ -416,6 +455,7 @@ exec chroot "$dir" "$@"
 # `chroot_run NAME env VAR=value CMD...`.
 chroot_run() {
 	local name=$1 suite dir vars=()
+	_chroot_check_name "${1:-}"
 	shift
 	_chroot_need_root
 	suite=$(chroot_suite "$name")
@@ -473,6 +513,7 @@ _chroot_fetch_dsc() {
 # any report).
 chroot_server_source() {
 	local name=$1 suite m version use dir dl cache t0 binds
+	_chroot_check_name "${1:-}"
 	suite=$(chroot_suite "$name")
 	m=$(chroot_pg_major "$name")
 	version=$(chroot_exec "$name" dpkg-query -W -f='${Version}' "postgresql-$m") ||

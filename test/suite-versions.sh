@@ -32,7 +32,8 @@
 # One matrix run at a time: the whole suite (and bench/run --pg) holds
 # $BTJIT_CHROOT_CACHE/.matrix.lock, waiting for another holder.
 #
-# Environment: BTJIT_VERSIONS (default "17 18"), BTJIT_MATRIX_DIFF_MINUTES
+# Environment: BTJIT_VERSIONS (default "17 18"; "none": exit 77, which
+# test/run reports as SKIP), BTJIT_MATRIX_DIFF_MINUTES
 # (default 1), BTJIT_DIFF_SEED (the differential run's seed; default random,
 # printed), and chroot.sh's knobs (BTJIT_CHROOT_CACHE, ...).
 set -euo pipefail
@@ -164,6 +165,10 @@ if [[ ${1:-} == --one-version ]]; then
 fi
 
 versions=${BTJIT_VERSIONS:-17 18}
+if [[ $versions == none ]]; then
+	echo "BTJIT_VERSIONS=none: the version matrix is skipped"
+	exit 77
+fi
 rm -rf "$out"
 mkdir -p "$out"
 

@@ -126,7 +126,9 @@ fetch_source() {
 	tmp=$(mktemp -d "$cache_dir/.fetch.XXXXXX")
 	cluster_on_exit "rm -rf '$tmp'"
 	mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
-	# this machine's release (bookworm for 15); unstable has no security suite
+	# this machine's release (bookworm for 15).  In the chroots of 17 and 18
+	# test/suite-versions.sh gives BTJIT_SERVER_SOURCE instead (sid's
+	# os-release names testing, whose source may not be sid's version).
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 	[[ -n $codename ]] || btjit_die "cannot tell this machine's Debian release (/etc/os-release)"
 	echo "deb-src http://deb.debian.org/debian $codename main" >"$tmp/sources.list"

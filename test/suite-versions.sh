@@ -257,6 +257,9 @@ for v in $versions; do
 done
 for v in $versions; do
 	printf '%s %s (%s s)\n' "${verdict[$v]}" "$v" "$(get "$v" total_secs)"
+	# what the module logged at start, and the differential run's seed
+	sed -nE 's/.*LOG: +(btree_jit.*)/  \1/p' "$out/$v/versions/status.log" 2>/dev/null | head -n 2 || true
+	sed -nE 's/^== suite-differential: (seed [0-9]+).*/  differential \1/p' "$out/$v/versions/diff.log" 2>/dev/null || true
 done
 echo "matrix wall time $((SECONDS - t_all)) s"
 echo "$npass passed, $nfail failed"

@@ -136,6 +136,15 @@ SELECT * FROM wave2_checks('char(12)', 'left(md5(i::text), i % 12) || chr(9 + i 
 SELECT * FROM wave2_checks('name', '''rel_'' || md5(i::text)',
                            '{"", "rel_", "pg_class", "zzzz"}', '{text}');
 
+-- ---- an inline column searched with a cross-type proc the shape does not
+-- know (date against timestamp and timestamptz, timestamp against date):
+-- that column's proc is called
+SELECT * FROM wave2_checks('date', '''2000-01-01''::date + (i * 37 % 5000 - 2500)',
+                           '{infinity, -infinity, 2000-01-01}', '{timestamp, timestamptz}', '', 4000);
+SELECT * FROM wave2_checks('timestamp',
+                           '''2000-01-01''::timestamp + (i * 7919 % 100000) * interval ''1 hour''',
+                           '{infinity, -infinity, 2000-01-01}', '{date}', '', 4000);
+
 -- ---- called: numeric (NaN, infinities), interval, inet, enum, arrays,
 -- records, jsonb, money, macaddr, ranges
 SELECT * FROM wave2_checks('numeric', '((i * 7919) % 20011 - 10000) / 7.0',

@@ -176,6 +176,10 @@ SELECT * FROM wave2_checks('int4range', 'int4range(i % 300, i % 300 + i % 7)',
 SELECT * FROM wave2_checks('text COLLATE "C.utf8"',
     'CASE WHEN i % 2 = 0 THEN md5(i::text) ELSE upper(md5(i::text)) END',
     '{"", "a", "A", "ä"}');
+SELECT * FROM wave2_checks('name COLLATE "C.utf8"', '''n'' || md5(i::text)',
+                           '{"", "a", "N"}', '{text}', '', 4000);
+SELECT * FROM wave2_checks('char(10) COLLATE "C.utf8"', 'left(md5(i::text), i % 10)',
+                           '{"", "a", "a "}', '{}', '', 4000);
 SELECT * FROM wave2_checks('text COLLATE "en-US-x-icu"',
     'CASE WHEN i % 2 = 0 THEN md5(i::text) ELSE upper(md5(i::text)) END',
     '{"", "a", "A", "ä", "Ä"}', '{}', '', 4000);

@@ -11,7 +11,10 @@
  * describing one index's key shape, and optimises.  Every test on the
  * shape then folds away, the per-column loops unroll, and what is left is
  * the page search for exactly that shape: fixed-offset loads of the key
- * columns, integer compares, no calls.
+ * columns up to the first variable-length one, then a walk over the tuple
+ * as index_getattr does it; inline compares for the kinds that have them
+ * (integers, floats, uuid, byte-ordered strings), and for any other column
+ * a direct call of the scankey's own comparison proc.
  *
  * The function must return what _bt_binsrch returns for every input the
  * server can give it, or BTJIT_DECLINE for scankeys outside the shape (the
@@ -23,6 +26,9 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/tupmacs.h"
+#include "catalog/pg_collation_d.h"
+#include "fmgr.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 
@@ -34,6 +40,24 @@ extern const BtjitShape btjit_shape_param;
 
 #define SHAPE btjit_shape_param
 
+/*
+ * One scankey argument, decoded once per page search for the column's
+ * inline comparison.  Returned by value from the out-of-line cross-type
+ * decoder, so that the decoded key never escapes and stays in registers.
+ */
+typedef struct BtjitArg
+{
+	int64		value;			/* integer kinds; uuid and byte strings of
+								 * 8 bytes or more: first 8 bytes, big
+								 * endian */
+	uint64		value2;			/* uuid: last 8 bytes, big endian */
+	double		fvalue;			/* float kinds, widened */
+	const char *ptr;			/* byte-string kinds: the bytes compared */
+	int32		len;			/* ... and their number */
+	bool		ok;				/* the inline comparison applies */
+	bool		diff;			/* the proc returns a difference */
+} BtjitArg;
+
 /* The scankey, decoded once per page search. */
 typedef struct BtjitKey
 {
@@ -41,10 +65,17 @@ typedef struct BtjitKey
 	bool		nextkey;
 	bool		backward;		/* pivotsearch up to 16 (pg_compat.h) */
 	ItemPointer scantid;
-	int64		arg[BTJIT_MAX_KEYS];
+	BTScanInsert key;			/* for the scankeys of called columns */
+	BtjitArg	arg[BTJIT_MAX_KEYS];
 	bool		argnull[BTJIT_MAX_KEYS];
-	bool		argdiff[BTJIT_MAX_KEYS];	/* proc returns a difference */
+	bool		argcall[BTJIT_MAX_KEYS];	/* call the proc for this column */
 } BtjitKey;
+
+/*
+ * Sign of one attribute's comparison when the proc returned NULL: the
+ * search declines, and the stock path raises the server's own error.
+ */
+#define BTJIT_SIGN_DECLINE 2
 
 int			btjit_search(void *scankey, const char *page);
 uint16		btjit_entry(void *rel, void *scankey, int buf, uint64 *counters);
@@ -59,8 +90,8 @@ extern int32 btjit_compare_declined(void *rel, void *scankey, const char *page,
 
 /*
  * A stored value widened to int64 the way the comparison proc sees it:
- * every first-wave proc compares these exactly (oid and "char" unsigned,
- * bool as zero or not).
+ * every integer-family proc compares these exactly (oid and "char"
+ * unsigned, bool as zero or not).
  */
 static inline __attribute__((always_inline)) int64
 btjit_stored_value(const char *p, int kind)
@@ -108,6 +139,313 @@ btjit_arg_value(Datum d, int kind)
 	return 0;
 }
 
+/* Eight bytes at p (any alignment) as a big-endian number. */
+static inline __attribute__((always_inline)) uint64
+btjit_load_be64(const char *p)
+{
+	uint64		v;
+
+	memcpy(&v, p, sizeof(v));
+	return __builtin_bswap64(v);
+}
+
+/*
+ * Unsigned byte order of two byte strings, then length: the sign of what
+ * memcmp() over the common length, then the length test, gives (as
+ * varstr_cmp in a C collation, byteacmp, the pattern procs and namecmp).
+ * Eight bytes at a time; never reads past either string.
+ */
+static __attribute__((noinline)) int
+btjit_bytes_cmp(const char *a, int32 alen, const char *b, int32 blen)
+{
+	int32		n = Min(alen, blen);
+	int32		i = 0;
+
+	for (; i + 8 <= n; i += 8)
+	{
+		uint64		x = btjit_load_be64(a + i);
+		uint64		y = btjit_load_be64(b + i);
+
+		if (x != y)
+			return x > y ? 1 : -1;
+	}
+	for (; i < n; i++)
+	{
+		uint8		x = (uint8) a[i];
+		uint8		y = (uint8) b[i];
+
+		if (x != y)
+			return x > y ? 1 : -1;
+	}
+	return (alen > blen) - (alen < blen);
+}
+
+/*
+ * btjit_bytes_cmp(a, alen, arg), with the first eight bytes compared in
+ * line when both strings have them (the argument's are decoded once, in
+ * arg->value): most probes of distinct keys are decided there.
+ */
+static inline __attribute__((always_inline)) int
+btjit_bytes_cmp_arg(const char *a, int32 alen, const BtjitArg *arg)
+{
+	if (alen >= 8 && arg->len >= 8)
+	{
+		uint64		x = btjit_load_be64(a);
+
+		if (x != (uint64) arg->value)
+			return x > (uint64) arg->value ? 1 : -1;
+	}
+	return btjit_bytes_cmp(a, alen, arg->ptr, arg->len);
+}
+
+/* Length of a bpchar's bytes without its trailing blanks (bpchartruelen). */
+static inline __attribute__((always_inline)) int32
+btjit_bpchar_truelen(const char *p, int32 len)
+{
+	while (len > 0 && p[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+/* Length of a NUL-terminated string of at most max bytes. */
+static inline __attribute__((always_inline)) int32
+btjit_strnlen(const char *p, int32 max)
+{
+	int32		n = 0;
+
+	while (n < max && p[n] != '\0')
+		n++;
+	return n;
+}
+
+/*
+ * The bytes of a varlena value stored in place (1-byte or 4-byte header,
+ * not compressed, not external), or false for any other form: those are
+ * left to the proc.
+ */
+static inline __attribute__((always_inline)) bool
+btjit_varlena_plain(const char *p, const char **data, int32 *len)
+{
+	if (VARATT_IS_1B(p))
+	{
+		if (VARATT_IS_1B_E(p))
+			return false;
+		*data = p + VARHDRSZ_SHORT;
+		*len = VARSIZE_1B(p) - VARHDRSZ_SHORT;
+		return true;
+	}
+	if (VARATT_IS_4B_U(p))
+	{
+		*data = p + VARHDRSZ;
+		*len = VARSIZE_4B(p) - VARHDRSZ;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * float8_cmp_internal's result for two values widened to double (exact for
+ * float4 too, so it serves btfloat4cmp, btfloat48cmp and btfloat84cmp):
+ * NaN equals NaN and sorts above everything else; -0 equals 0.
+ */
+static inline __attribute__((always_inline)) int
+btjit_float_cmp(double a, double b)
+{
+	if (unlikely(isnan(a)))
+		return isnan(b) ? 0 : 1;
+	if (unlikely(isnan(b)))
+		return -1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Whether the server compares in byte order under this scankey collation,
+ * as far as the shape knows (see BTJIT_COLL_*).
+ */
+static inline __attribute__((always_inline)) bool
+btjit_collation_ok(const BtjitColumnShape *col, Oid coll)
+{
+	if (col->collmode == BTJIT_COLL_ANY)
+		return true;
+	if (coll == C_COLLATION_OID || coll == POSIX_COLLATION_OID)
+		return true;
+	return col->collmode == BTJIT_COLL_C_DEFAULT &&
+		coll == DEFAULT_COLLATION_OID;
+}
+
+/*
+ * Where attribute i starts, given the offset (from the tuple's data) just
+ * past the previous present attribute, as nocache_index_getattr works it
+ * out: aligned nominally, except that a varlena at an unaligned offset
+ * whose first byte is not zero (padding is zero) has a 1-byte header and
+ * is not aligned.  When off is a constant, as up to the first
+ * variable-length column of a tuple without NULLs, this folds.
+ */
+static inline __attribute__((always_inline)) uint32
+btjit_att_start(const BtjitColumnShape *col, const char *data, uint32 off)
+{
+	if (col->attlen == -1)
+	{
+		if ((off & (col->attalign - 1)) == 0)
+			return off;
+		if (*(const uint8 *) (data + off) != 0)
+			return off;
+	}
+	return TYPEALIGN(col->attalign, off);
+}
+
+/* The offset just past attribute i stored at ptr (att_addlength_pointer). */
+static inline __attribute__((always_inline)) uint32
+btjit_att_end(const BtjitColumnShape *col, const char *ptr, uint32 off)
+{
+	if (col->attlen > 0)
+		return off + col->attlen;
+	if (col->attlen == -1)
+		return off + VARSIZE_ANY(ptr);
+	return off + strlen(ptr) + 1;
+}
+
+/*
+ * The proc of scankey sk called directly, as FunctionCall2Coll would call
+ * it: proc(stored, argument) with the scankey's collation.  Returns false
+ * if the proc returned NULL (the caller declines: the stock path then
+ * raises the server's own error).
+ */
+static __attribute__((noinline)) bool
+btjit_call_proc(ScanKey sk, Datum stored, int32 *result)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+	Datum		r;
+
+	fcinfo->flinfo = &sk->sk_func;
+	fcinfo->context = NULL;
+	fcinfo->resultinfo = NULL;
+	fcinfo->fncollation = sk->sk_collation;
+	fcinfo->isnull = false;
+	fcinfo->nargs = 2;
+	fcinfo->args[0].value = stored;
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = sk->sk_argument;
+	fcinfo->args[1].isnull = false;
+	r = sk->sk_func.fn_addr(fcinfo);
+	if (fcinfo->isnull)
+		return false;
+	*result = DatumGetInt32(r);
+	return true;
+}
+
+/*
+ * Sign of the proc's result for column i, stored value at ptr, by calling
+ * it; BTJIT_SIGN_DECLINE if it returned NULL.  The stored value is passed
+ * as index_getattr would return it (fetch_att).
+ */
+static inline __attribute__((always_inline)) int
+btjit_call_sign(int i, const BtjitKey *k, const char *ptr)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+	int32		r;
+
+	if (!btjit_call_proc(&k->key->scankeys[i],
+						 fetch_att(ptr, col->attbyval, col->attlen), &r))
+		return BTJIT_SIGN_DECLINE;
+	return (r > 0) - (r < 0);
+}
+
+/*
+ * Sign of _bt_compare's result for one attribute, both sides non-NULL:
+ * positive when the scankey is greater.  The proc's sign (stored value
+ * against argument) comes from the inline comparison of the column's kind,
+ * or from calling the proc (call, or a form the inline code leaves to the
+ * proc); then it is negated unless the column is DESC.  Only the sign:
+ * INVERT_COMPARE_RESULT's care for INT_MIN is about the value.
+ */
+static inline __attribute__((always_inline)) int
+btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+	const BtjitArg *a = &k->arg[i];
+	int			c;
+
+	if (call || col->kind == BTJIT_KIND_CALL)
+		c = btjit_call_sign(i, k, ptr);
+	else if (BTJIT_KIND_IS_INT(col->kind))
+	{
+		int64		v = btjit_stored_value(ptr, col->kind);
+
+		c = (v > a->value) - (v < a->value);
+	}
+	else if (col->kind == BTJIT_KIND_FLOAT4)
+	{
+		float4		f;
+
+		memcpy(&f, ptr, sizeof(f));
+		c = btjit_float_cmp((double) f, a->fvalue);
+	}
+	else if (col->kind == BTJIT_KIND_FLOAT8)
+	{
+		float8		f;
+
+		memcpy(&f, ptr, sizeof(f));
+		c = btjit_float_cmp(f, a->fvalue);
+	}
+	else if (col->kind == BTJIT_KIND_UUID)
+	{
+		uint64		hi = btjit_load_be64(ptr);
+		uint64		lo;
+
+		if (hi != (uint64) a->value)
+			c = hi > (uint64) a->value ? 1 : -1;
+		else
+		{
+			lo = btjit_load_be64(ptr + 8);
+			c = (lo > a->value2) - (lo < a->value2);
+		}
+	}
+	else
+	{
+		const char *data;
+		int32		len;
+
+		if (col->kind == BTJIT_KIND_CSTRING)
+		{
+			data = ptr;
+			if (col->attlen > 0)
+				len = btjit_strnlen(ptr, col->attlen);
+			else
+				len = strlen(ptr);
+		}
+		else if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
+			data = NULL;		/* compressed or external: the proc's job */
+		if (data == NULL)
+			c = btjit_call_sign(i, k, ptr);
+		else
+		{
+			if (col->kind == BTJIT_KIND_BPCHAR)
+				len = btjit_bpchar_truelen(data, len);
+			c = btjit_bytes_cmp_arg(data, len, a);
+		}
+	}
+	if (c == BTJIT_SIGN_DECLINE)
+		return c;
+	return col->desc ? c : -c;
+}
+
+/*
+ * _bt_compare's result for one attribute with a NULL on either side: NULL
+ * equals NULL, and sorts first or last as the column says.
+ */
+static inline __attribute__((always_inline)) int
+btjit_null_result(const BtjitColumnShape *col, bool argnull, bool stored_null)
+{
+	if (argnull)
+	{
+		if (stored_null)
+			return 0;
+		return col->nulls_first ? -1 : 1;
+	}
+	return col->nulls_first ? 1 : -1;
+}
+
 /* Three-way comparison of heap TIDs: block number, then offset. */
 static inline int
 btjit_tid_compare(ItemPointer a, ItemPointer b)
@@ -122,42 +460,6 @@ btjit_tid_compare(ItemPointer a, ItemPointer b)
 	oa = ItemPointerGetOffsetNumberNoCheck(a);
 	ob = ItemPointerGetOffsetNumberNoCheck(b);
 	return (oa > ob) - (oa < ob);
-}
-
-/*
- * _bt_compare's result for two non-NULL values of one attribute, as
- * branches: once inlined into the search loop, "result >= cmpval" folds into
- * a single comparison of the two values.
- */
-static inline __attribute__((always_inline)) int
-btjit_compare_value(const BtjitColumnShape *col, int64 arg, int64 stored)
-{
-	if (arg == stored)
-		return 0;
-	if (col->desc)
-		return stored > arg ? 1 : -1;
-	return arg > stored ? 1 : -1;
-}
-
-/*
- * _bt_compare's result for one attribute.  The proc is called as
- * proc(stored, argument) and negated unless the column is DESC, which for an
- * exact comparison is sign(argument - stored), resp. sign(stored - argument).
- */
-static inline __attribute__((always_inline)) int
-btjit_compare_attr(int i, const BtjitKey *k, bool stored_null, int64 stored)
-{
-	const BtjitColumnShape *col = &SHAPE.cols[i];
-
-	if (k->argnull[i])
-	{
-		if (stored_null)
-			return 0;
-		return col->nulls_first ? -1 : 1;
-	}
-	if (stored_null)
-		return col->nulls_first ? 1 : -1;
-	return btjit_compare_value(col, k->arg[i], stored);
 }
 
 /*
@@ -230,33 +532,54 @@ btjit_tiebreak(IndexTuple itup, int keysz, int ntupatts, bool backward,
 /*
  * "_bt_compare(...) >= cmpval" for a tuple without NULLs against a scankey
  * without NULLs, minus the internal-page first-item rule (the caller
- * applies it): every present key column sits at its fixed offset.  The
+ * applies it): 1 to go right, 0 not, -1 to decline (a called proc returned
+ * NULL).  Key columns up to the first variable-length one sit at constant
+ * offsets; later ones are found by walking over the earlier ones.  The
  * caller works out the tuple's attribute count, cheaply for the kind of
  * tuple it expects on the page; with full true the scankey is known to
  * cover every key column.
  *
  * Returning the branch decision rather than the three-way result lets a
- * differing column decide with one comparison of the two values: for a
- * result of +1 or -1 and cmpval of 0 or 1, result >= cmpval means +1.
+ * differing integer column decide with one comparison of the two values:
+ * for a result of +1 or -1 and cmpval of 0 or 1, result >= cmpval means +1.
  */
-static inline __attribute__((always_inline)) bool
+static inline __attribute__((always_inline)) int
 btjit_goright_fast(const BtjitKey *k, IndexTuple itup, int ntupatts, bool full,
 				   bool leafplain, int cmpval)
 {
 	int			keysz = full ? SHAPE.nkeys : k->keysz;
+	const char *data = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
+	uint32		off = 0;
 
 #pragma clang loop unroll(full)
 	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
 	{
 		const BtjitColumnShape *col = &SHAPE.cols[i];
-		int64		value;
+		const char *ptr;
 
 		if (i >= SHAPE.nkeys || i >= keysz || i >= ntupatts)
 			break;
-		value = btjit_stored_value((const char *) itup + col->fixed_offset,
-								   col->kind);
-		if (value != k->arg[i])
-			return col->desc ? value > k->arg[i] : k->arg[i] > value;
+		off = btjit_att_start(col, data, off);
+		ptr = data + off;
+		if (BTJIT_KIND_IS_INT(col->kind))
+		{
+			int64		value = btjit_stored_value(ptr, col->kind);
+			int64		arg = k->arg[i].value;
+
+			if (value != arg)
+				return col->desc ? value > arg : arg > value;
+		}
+		else
+		{
+			int			sign = btjit_attr_sign(i, k, ptr, false);
+
+			if (unlikely(sign == BTJIT_SIGN_DECLINE))
+				return -1;
+			if (sign != 0)
+				return sign > 0;
+		}
+		if (i + 1 < SHAPE.nkeys)
+			off = btjit_att_end(col, ptr, off);
 	}
 
 	/*
@@ -271,9 +594,11 @@ btjit_goright_fast(const BtjitKey *k, IndexTuple itup, int ntupatts, bool full,
 }
 
 /*
- * _bt_compare in full generality (NULLs in the tuple or the scankey, any
- * keysz), minus the internal-page first-item rule: walks the null bitmap,
- * laying out the present attributes as index_form_tuple did.
+ * The sign of _bt_compare in full generality (NULLs in the tuple or the
+ * scankey, any keysz, columns whose scankey makes the proc be called),
+ * minus the internal-page first-item rule; BTJIT_SIGN_DECLINE if a called
+ * proc returned NULL.  Walks the null bitmap and the present attributes as
+ * nocache_index_getattr does.
  */
 static inline __attribute__((always_inline)) int
 btjit_compare_general(const BtjitKey *k, IndexTuple itup)
@@ -290,7 +615,7 @@ btjit_compare_general(const BtjitKey *k, IndexTuple itup)
 	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
 	{
 		const BtjitColumnShape *col = &SHAPE.cols[i];
-		int64		value = 0;
+		const char *ptr = NULL;
 		bool		isnull;
 		int			result;
 
@@ -299,13 +624,21 @@ btjit_compare_general(const BtjitKey *k, IndexTuple itup)
 		isnull = hasnulls && !(bitmap[i >> 3] & (1 << (i & 7)));
 		if (!isnull)
 		{
-			off = TYPEALIGN(col->attalign, off);
-			value = btjit_stored_value(data + off, col->kind);
-			off += col->attlen;
+			off = btjit_att_start(col, data, off);
+			ptr = data + off;
 		}
-		result = btjit_compare_attr(i, k, isnull, value);
+		if (k->argnull[i] || isnull)
+			result = btjit_null_result(col, k->argnull[i], isnull);
+		else
+		{
+			result = btjit_attr_sign(i, k, ptr, k->argcall[i]);
+			if (unlikely(result == BTJIT_SIGN_DECLINE))
+				return result;
+		}
 		if (result != 0)
 			return result;
+		if (!isnull && i + 1 < SHAPE.nkeys)
+			off = btjit_att_end(col, ptr, off);
 	}
 	return btjit_tiebreak(itup, keysz, ntupatts, k->backward, k->scantid);
 }
@@ -339,11 +672,11 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 	while (high > low)
 	{
 		uint32		mid = (low + high) >> 1;
-		bool		goright;
+		int			goright;
 
 		/* On internal pages the first data item is minus infinity. */
 		if (!leaf && mid == firstkey)
-			goright = true;
+			goright = 1;
 		else
 		{
 			ItemId		iid = PageGetItemId((Page) page, mid);
@@ -359,7 +692,13 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 			 * pages (attribute count in the TID offset).
 			 */
 			if (general)
-				goright = btjit_compare_general(k, itup) >= cmpval;
+			{
+				int			result = btjit_compare_general(k, itup);
+
+				if (unlikely(result == BTJIT_SIGN_DECLINE))
+					return BTJIT_DECLINE;
+				goright = result >= cmpval;
+			}
 			else if (leaf && likely(kind == 0))
 				goright = btjit_goright_fast(k, itup, SHAPE.nkeys, full, true,
 											 cmpval);
@@ -372,6 +711,9 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 			else
 				goright = btjit_goright_fast(k, itup, btjit_tuple_natts(itup),
 											 full, false, cmpval);
+			/* a called proc returned NULL */
+			if (unlikely(goright < 0))
+				return BTJIT_DECLINE;
 		}
 
 		if (goright)
@@ -399,42 +741,93 @@ btjit_proc_is_difference(const BtjitColumnShape *col, int argkind)
 		 col->kind == BTJIT_KIND_UINT8);
 }
 
-/* A decoded scankey argument, returned in registers. */
-typedef struct BtjitArg
+/*
+ * Decode a scankey argument read as argkind for column col's inline
+ * comparison.  ok is false when the inline comparison does not apply (a
+ * collation it does not know, a toasted argument): the column's proc is
+ * then called.
+ */
+static inline __attribute__((always_inline)) BtjitArg
+btjit_decode_arg(const BtjitColumnShape *col, ScanKey sk, int argkind)
 {
-	int64		value;
-	bool		ok;				/* the proc is one the shape accepts */
-	bool		diff;			/* the proc returns a difference */
-} BtjitArg;
+	BtjitArg	a;
+	Datum		d = sk->sk_argument;
+	const char *p;
 
-/* A scankey attribute with a cross-type proc of column i. */
+	memset(&a, 0, sizeof(a));
+	if (!btjit_collation_ok(col, sk->sk_collation))
+		return a;
+	a.ok = true;
+	switch (argkind)
+	{
+		case BTJIT_KIND_INT16:
+		case BTJIT_KIND_INT32:
+		case BTJIT_KIND_INT64:
+		case BTJIT_KIND_UINT32:
+		case BTJIT_KIND_BOOL:
+		case BTJIT_KIND_UINT8:
+			a.value = btjit_arg_value(d, argkind);
+			a.diff = btjit_proc_is_difference(col, argkind);
+			break;
+		case BTJIT_KIND_FLOAT4:
+			a.fvalue = DatumGetFloat4(d);
+			break;
+		case BTJIT_KIND_FLOAT8:
+			a.fvalue = DatumGetFloat8(d);
+			break;
+		case BTJIT_KIND_UUID:
+			p = DatumGetPointer(d);
+			a.value = (int64) btjit_load_be64(p);
+			a.value2 = btjit_load_be64(p + 8);
+			break;
+		case BTJIT_KIND_VARBYTES:
+		case BTJIT_KIND_BPCHAR:
+			if (!btjit_varlena_plain(DatumGetPointer(d), &a.ptr, &a.len))
+				a.ok = false;
+			else if (argkind == BTJIT_KIND_BPCHAR)
+				a.len = btjit_bpchar_truelen(a.ptr, a.len);
+			break;
+		case BTJIT_KIND_NAME:
+			a.ptr = DatumGetPointer(d);
+			a.len = btjit_strnlen(a.ptr, NAMEDATALEN);
+			break;
+		default:
+			a.ok = false;
+			break;
+	}
+	if (BTJIT_KIND_IS_BYTES(argkind) && a.ok && a.len >= 8)
+		a.value = (int64) btjit_load_be64(a.ptr);
+	return a;
+}
+
+/*
+ * A scankey attribute with a cross-type proc of column i, or with a proc
+ * the shape does not know (ok false).
+ */
 static __attribute__((noinline)) BtjitArg
 btjit_decode_crosstype(int i, ScanKey sk)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
-	BtjitArg	a = {0, false, false};
+	BtjitArg	a;
 
 	for (int p = 1; p < BTJIT_MAX_PROCS; p++)
 	{
 		if (p < col->nprocs && sk->sk_func.fn_oid == col->procs[p])
-		{
-			a.value = btjit_arg_value(sk->sk_argument, col->argkinds[p]);
-			a.diff = btjit_proc_is_difference(col, col->argkinds[p]);
-			a.ok = true;
-			break;
-		}
+			return btjit_decode_arg(col, sk, col->argkinds[p]);
 	}
+	memset(&a, 0, sizeof(a));
 	return a;
 }
 
 /*
  * Decode a scankey into k, checking that the shape covers it.  Returns
- * false to decline.  With general false, a NULL scankey attribute also
- * returns false, with *hasnull set: the caller hands such keys to the
- * general instance.
+ * false to decline.  With general false, a scankey the fast instance does
+ * not handle (a NULL attribute, a column whose proc must be called for
+ * this scankey) also returns false, with *needgeneral set: the caller
+ * hands such keys to the general instance.
  */
 static inline __attribute__((always_inline)) bool
-btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *hasnull)
+btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *needgeneral)
 {
 	k->keysz = key->keysz;
 	if (!key->heapkeyspace || k->keysz < 1 || k->keysz > SHAPE.nkeys)
@@ -442,6 +835,7 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *hasnull)
 	k->scantid = key->scantid;
 	k->backward = BTJIT_KEY_BACKWARD(key);
 	k->nextkey = key->nextkey;
+	k->key = key;
 
 #pragma clang loop unroll(full)
 	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
@@ -449,13 +843,13 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *hasnull)
 		const BtjitColumnShape *col = &SHAPE.cols[i];
 		ScanKey		sk = &key->scankeys[i];
 		int			flags = col->desc ? SK_BT_DESC : 0;
-		bool		matched = false;
+		BtjitArg	a;
 
 		if (i >= SHAPE.nkeys)
 			break;
-		k->arg[i] = 0;
+		memset(&k->arg[i], 0, sizeof(BtjitArg));
 		k->argnull[i] = false;
-		k->argdiff[i] = false;
+		k->argcall[i] = false;
 		if (i >= k->keysz)
 			continue;
 		if (col->nulls_first)
@@ -468,12 +862,16 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *hasnull)
 		{
 			if (!general)
 			{
-				*hasnull = true;
+				*needgeneral = true;
 				return false;
 			}
 			k->argnull[i] = true;
 			continue;
 		}
+
+		/* A called column needs nothing decoded: the proc reads it. */
+		if (col->kind == BTJIT_KIND_CALL)
+			continue;
 
 		/*
 		 * The column's own proc reads the argument with a constant kind;
@@ -481,21 +879,20 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *hasnull)
 		 * merge the two into a table lookup on the hot path.
 		 */
 		if (likely(sk->sk_func.fn_oid == col->procs[0]))
-		{
-			k->arg[i] = btjit_arg_value(sk->sk_argument, col->argkinds[0]);
-			k->argdiff[i] = btjit_proc_is_difference(col, col->argkinds[0]);
-			matched = true;
-		}
+			a = btjit_decode_arg(col, sk, col->argkinds[0]);
 		else
+			a = btjit_decode_crosstype(i, sk);
+		if (!a.ok)
 		{
-			BtjitArg	a = btjit_decode_crosstype(i, sk);
-
-			k->arg[i] = a.value;
-			k->argdiff[i] = a.diff;
-			matched = a.ok;
+			if (!general)
+			{
+				*needgeneral = true;
+				return false;
+			}
+			k->argcall[i] = true;
+			continue;
 		}
-		if (!matched)
-			return false;
+		k->arg[i] = a;
 	}
 	return true;
 }
@@ -503,8 +900,8 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *hasnull)
 /*
  * Decode the scankey once per page search and run the page search.  The
  * fast instance (general false) declines nothing the general one accepts:
- * it hands scankeys with NULLs, and pages with NULLs in probed tuples, to
- * btjit_search_general, which decodes the key again.  Keeping the decoded
+ * it hands scankeys with NULLs or with columns to call, and pages with
+ * NULLs in probed tuples, to btjit_search_general, which decodes the key again.  Keeping the decoded
  * key private to each instance lets it live in registers.
  */
 static inline __attribute__((always_inline)) int
@@ -512,14 +909,14 @@ btjit_search_impl(void *scankey, const char *page, bool general)
 {
 	BTScanInsert key = (BTScanInsert) scankey;
 	BtjitKey	k;
-	bool		hasnull = false;
+	bool		needgeneral = false;
 	bool		leaf = P_ISLEAF(BTPageGetOpaque((Page) page));
 
 	/* scantid searches of leaf pages belong to _bt_binsrch_insert */
 	if (key->scantid != NULL && (key->nextkey || leaf))
 		return BTJIT_DECLINE;
-	if (!btjit_decode_key(key, &k, general, &hasnull))
-		return hasnull ? btjit_search_general(scankey, page) : BTJIT_DECLINE;
+	if (!btjit_decode_key(key, &k, general, &needgeneral))
+		return needgeneral ? btjit_search_general(scankey, page) : BTJIT_DECLINE;
 
 	if (general)
 	{
@@ -584,32 +981,59 @@ btjit_entry(void *rel, void *scankey, int buf, uint64 *counters)
 }
 
 /*
- * _bt_compare's exact value for one attribute: the proc's own result
- * (a difference for int2, bool and "char" against their own type, else
- * -1/0/+1), inverted as INVERT_COMPARE_RESULT does unless DESC.  Callers
- * of _bt_compare other than the page search may look at more than the
- * sign, so the value must match, not just its sign.
+ * _bt_compare's exact value for one attribute, both sides non-NULL: the
+ * proc's own result, inverted as INVERT_COMPARE_RESULT does unless DESC.
+ * Callers of _bt_compare other than the page search may look at more than
+ * the sign, so the value must match, not just its sign: inline only where
+ * the value is known (the integer procs return -1/0/+1 or, for int2, bool
+ * and "char" against their own type, a difference; the float procs
+ * -1/0/+1); every other proc is called, since memcmp()-based procs return
+ * whatever the C library's memcmp() returns.  Returns false if a called
+ * proc returned NULL.
  */
-static inline __attribute__((always_inline)) int32
-btjit_exact_attr(int i, const BtjitKey *k, bool stored_null, int64 stored)
+static inline __attribute__((always_inline)) bool
+btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
+	const BtjitArg *a = &k->arg[i];
 	int32		c;
 
-	if (k->argnull[i] || stored_null)
-		return btjit_compare_attr(i, k, stored_null, stored);
-	if (k->argdiff[i])
-		c = (int32) stored - (int32) k->arg[i];
-	else
-		c = stored > k->arg[i] ? 1 : (stored < k->arg[i] ? -1 : 0);
+	if (!k->argcall[i] && BTJIT_KIND_IS_INT(col->kind))
+	{
+		int64		stored = btjit_stored_value(ptr, col->kind);
+
+		if (a->diff)
+			c = (int32) stored - (int32) a->value;
+		else
+			c = stored > a->value ? 1 : (stored < a->value ? -1 : 0);
+	}
+	else if (!k->argcall[i] && col->kind == BTJIT_KIND_FLOAT4)
+	{
+		float4		f;
+
+		memcpy(&f, ptr, sizeof(f));
+		c = btjit_float_cmp((double) f, a->fvalue);
+	}
+	else if (!k->argcall[i] && col->kind == BTJIT_KIND_FLOAT8)
+	{
+		float8		f;
+
+		memcpy(&f, ptr, sizeof(f));
+		c = btjit_float_cmp(f, a->fvalue);
+	}
+	else if (!btjit_call_proc(&k->key->scankeys[i],
+							  fetch_att(ptr, col->attbyval, col->attlen), &c))
+		return false;
 	if (!col->desc)
 		c = c < 0 ? 1 : -c;
-	return c;
+	*result = c;
+	return true;
 }
 
 /*
  * _bt_compare(rel, scankey, page, offnum) with its exact value; *declined
- * set when the scankey is outside the shape.
+ * set when the scankey is outside the shape or a called proc returned
+ * NULL.
  */
 static inline __attribute__((always_inline)) int32
 btjit_compare_one(void *scankey, const char *page, uint32 offnum,
@@ -618,7 +1042,7 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 	BTScanInsert key = (BTScanInsert) scankey;
 	BTPageOpaque opaque = BTPageGetOpaque((Page) page);
 	BtjitKey	k;
-	bool		hasnull = false;
+	bool		needgeneral = false;
 	IndexTuple	itup;
 	int			ntupatts;
 	int			ncmp;
@@ -627,16 +1051,16 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 	const char *data;
 	uint32		off = 0;
 
-	if (!btjit_decode_key(key, &k, true, &hasnull))
-	{
-		*declined = true;
+	*declined = true;
+	if (!btjit_decode_key(key, &k, true, &needgeneral))
 		return 0;
-	}
-	*declined = false;
 
 	/* On internal pages the first data item is minus infinity. */
 	if (!P_ISLEAF(opaque) && offnum == P_FIRSTDATAKEY(opaque))
+	{
+		*declined = false;
 		return 1;
+	}
 
 	itup = (IndexTuple) (page + ItemIdGetOffset(PageGetItemId((Page) page, offnum)));
 	ntupatts = btjit_tuple_natts(itup);
@@ -649,7 +1073,7 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
 	{
 		const BtjitColumnShape *col = &SHAPE.cols[i];
-		int64		value = 0;
+		const char *ptr = NULL;
 		bool		isnull;
 		int32		result;
 
@@ -658,20 +1082,22 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 		isnull = hasnulls && !(bitmap[i >> 3] & (1 << (i & 7)));
 		if (!isnull)
 		{
-			if (hasnulls)
-			{
-				off = TYPEALIGN(col->attalign, off);
-				value = btjit_stored_value(data + off, col->kind);
-				off += col->attlen;
-			}
-			else
-				value = btjit_stored_value((const char *) itup + col->fixed_offset,
-										   col->kind);
+			off = btjit_att_start(col, data, off);
+			ptr = data + off;
 		}
-		result = btjit_exact_attr(i, &k, isnull, value);
+		if (k.argnull[i] || isnull)
+			result = btjit_null_result(col, k.argnull[i], isnull);
+		else if (!btjit_exact_attr(i, &k, ptr, &result))
+			return 0;
 		if (result != 0)
+		{
+			*declined = false;
 			return result;
+		}
+		if (!isnull && i + 1 < SHAPE.nkeys)
+			off = btjit_att_end(col, ptr, off);
 	}
+	*declined = false;
 	return btjit_tiebreak(itup, k.keysz, ntupatts, k.backward, k.scantid);
 }
 

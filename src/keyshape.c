@@ -3,15 +3,21 @@
  * keyshape.c
  *	  Derive an index's key shape from its relcache entry.
  *
- * The shape is what the compiled code may assume: per key column, how the
- * stored value is read, its place in a tuple without NULLs, its DESC and
- * NULLS FIRST options, and which comparison procs a scankey may carry for it
- * (the column's own BTORDER_PROC and the cross-type procs of the same
- * family whose semantics are an exact integer comparison).  Anything else
- * is refused with a reason.
+ * The shape is what the compiled code may assume: per key column, its
+ * storage (length, alignment, by value or not), its DESC and NULLS FIRST
+ * options, and how it is compared.  A column whose comparison proc has an
+ * exact inline equivalent in the template (the integer family, float4/8,
+ * uuid, and byte-ordered strings) lists the procs a scankey may carry for
+ * it (the column's own BTORDER_PROC and the cross-type procs of the same
+ * family) and the collations under which the inline order is the proc's;
+ * a scankey with anything else makes the compiled code call the proc for
+ * that column.  Every other column is of the "call" kind: the compiled loop
+ * calls the scankey's own proc, so one shape serves every type and operator
+ * class with the same storage layout, and no proc is assumed at all.
  *
  * Only the relcache entry is read, never the catalogs: this runs inside a
- * page search, with a buffer content lock held.
+ * page search, with a buffer content lock held, possibly of a catalog index
+ * while a relcache entry is being built.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,9 +25,12 @@
 
 #include "access/nbtree.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/fmgroids.h"
+#include "utils/pg_locale.h"
 #include "utils/rel.h"
 
 #include "btree_jit.h"
@@ -32,26 +41,45 @@ typedef struct BtjitProcInfo
 	Oid			proc;
 	BtjitValueKind left;		/* the stored (index column) value */
 	BtjitValueKind right;		/* the scankey argument */
-	const char *name;			/* of the left type, for signatures */
+	bool		bytecoll;		/* order is byte order only in C/POSIX */
+	const char *name;			/* of the opclass family member, for
+								 * signatures; cross-type procs share it */
 } BtjitProcInfo;
 
 static const BtjitProcInfo btjit_procs[] = {
-	{F_BTINT2CMP, BTJIT_KIND_INT16, BTJIT_KIND_INT16, "int2"},
-	{F_BTINT24CMP, BTJIT_KIND_INT16, BTJIT_KIND_INT32, "int2"},
-	{F_BTINT28CMP, BTJIT_KIND_INT16, BTJIT_KIND_INT64, "int2"},
-	{F_BTINT4CMP, BTJIT_KIND_INT32, BTJIT_KIND_INT32, "int4"},
-	{F_BTINT42CMP, BTJIT_KIND_INT32, BTJIT_KIND_INT16, "int4"},
-	{F_BTINT48CMP, BTJIT_KIND_INT32, BTJIT_KIND_INT64, "int4"},
-	{F_BTINT8CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT64, "int8"},
-	{F_BTINT82CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT16, "int8"},
-	{F_BTINT84CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT32, "int8"},
-	{F_BTOIDCMP, BTJIT_KIND_UINT32, BTJIT_KIND_UINT32, "oid"},
-	{F_BTBOOLCMP, BTJIT_KIND_BOOL, BTJIT_KIND_BOOL, "bool"},
-	{F_BTCHARCMP, BTJIT_KIND_UINT8, BTJIT_KIND_UINT8, "char"},
-	{F_DATE_CMP, BTJIT_KIND_INT32, BTJIT_KIND_INT32, "date"},
-	{F_TIME_CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT64, "time"},
-	{F_TIMESTAMP_CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT64, "timestamp"},
-	{F_TIMESTAMPTZ_CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT64, "timestamptz"},
+	{F_BTINT2CMP, BTJIT_KIND_INT16, BTJIT_KIND_INT16, false, "int2"},
+	{F_BTINT24CMP, BTJIT_KIND_INT16, BTJIT_KIND_INT32, false, "int2"},
+	{F_BTINT28CMP, BTJIT_KIND_INT16, BTJIT_KIND_INT64, false, "int2"},
+	{F_BTINT4CMP, BTJIT_KIND_INT32, BTJIT_KIND_INT32, false, "int4"},
+	{F_BTINT42CMP, BTJIT_KIND_INT32, BTJIT_KIND_INT16, false, "int4"},
+	{F_BTINT48CMP, BTJIT_KIND_INT32, BTJIT_KIND_INT64, false, "int4"},
+	{F_BTINT8CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT64, false, "int8"},
+	{F_BTINT82CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT16, false, "int8"},
+	{F_BTINT84CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT32, false, "int8"},
+	{F_BTOIDCMP, BTJIT_KIND_UINT32, BTJIT_KIND_UINT32, false, "oid"},
+	{F_BTBOOLCMP, BTJIT_KIND_BOOL, BTJIT_KIND_BOOL, false, "bool"},
+	{F_BTCHARCMP, BTJIT_KIND_UINT8, BTJIT_KIND_UINT8, false, "char"},
+	{F_DATE_CMP, BTJIT_KIND_INT32, BTJIT_KIND_INT32, false, "date"},
+	{F_TIME_CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT64, false, "time"},
+	{F_TIMESTAMP_CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT64, false, "timestamp"},
+	{F_TIMESTAMPTZ_CMP, BTJIT_KIND_INT64, BTJIT_KIND_INT64, false, "timestamptz"},
+	{F_BTFLOAT4CMP, BTJIT_KIND_FLOAT4, BTJIT_KIND_FLOAT4, false, "float4"},
+	{F_BTFLOAT48CMP, BTJIT_KIND_FLOAT4, BTJIT_KIND_FLOAT8, false, "float4"},
+	{F_BTFLOAT8CMP, BTJIT_KIND_FLOAT8, BTJIT_KIND_FLOAT8, false, "float8"},
+	{F_BTFLOAT84CMP, BTJIT_KIND_FLOAT8, BTJIT_KIND_FLOAT4, false, "float8"},
+	{F_UUID_CMP, BTJIT_KIND_UUID, BTJIT_KIND_UUID, false, "uuid"},
+	/* text, varchar: varstr_cmp is memcmp and length in C and POSIX */
+	{F_BTTEXTCMP, BTJIT_KIND_VARBYTES, BTJIT_KIND_VARBYTES, true, "text"},
+	{F_BTTEXTNAMECMP, BTJIT_KIND_VARBYTES, BTJIT_KIND_NAME, true, "text"},
+	/* text_pattern_ops, varchar_pattern_ops: memcmp and length always */
+	{F_BTTEXT_PATTERN_CMP, BTJIT_KIND_VARBYTES, BTJIT_KIND_VARBYTES, false, "text_pattern"},
+	{F_BYTEACMP, BTJIT_KIND_VARBYTES, BTJIT_KIND_VARBYTES, false, "bytea"},
+	/* bpchar: the same after dropping trailing blanks on both sides */
+	{F_BPCHARCMP, BTJIT_KIND_BPCHAR, BTJIT_KIND_BPCHAR, true, "bpchar"},
+	{F_BTBPCHAR_PATTERN_CMP, BTJIT_KIND_BPCHAR, BTJIT_KIND_BPCHAR, false, "bpchar_pattern"},
+	/* name (stored as cstring by name_ops): strncmp, or varstr_cmp */
+	{F_BTNAMECMP, BTJIT_KIND_CSTRING, BTJIT_KIND_NAME, true, "name"},
+	{F_BTNAMETEXTCMP, BTJIT_KIND_CSTRING, BTJIT_KIND_VARBYTES, true, "name"},
 };
 
 static const BtjitProcInfo *
@@ -63,24 +91,38 @@ btjit_proc_info(Oid proc)
 	return NULL;
 }
 
-/* Width in bytes of a stored value of this kind. */
-static int
-btjit_kind_width(BtjitValueKind kind)
+/*
+ * Whether a stored value of this kind can have this storage: the inline
+ * code reads it with exactly that layout.
+ */
+static bool
+btjit_kind_storage_ok(BtjitValueKind kind, Form_pg_attribute att)
 {
 	switch (kind)
 	{
 		case BTJIT_KIND_INT16:
-			return 2;
+			return att->attbyval && att->attlen == 2;
 		case BTJIT_KIND_INT32:
 		case BTJIT_KIND_UINT32:
-			return 4;
+		case BTJIT_KIND_FLOAT4:
+			return att->attbyval && att->attlen == 4;
 		case BTJIT_KIND_INT64:
-			return 8;
+		case BTJIT_KIND_FLOAT8:
+			return att->attbyval && att->attlen == 8;
 		case BTJIT_KIND_BOOL:
 		case BTJIT_KIND_UINT8:
-			return 1;
+			return att->attbyval && att->attlen == 1;
+		case BTJIT_KIND_UUID:
+			return !att->attbyval && att->attlen == 16;
+		case BTJIT_KIND_VARBYTES:
+		case BTJIT_KIND_BPCHAR:
+			return !att->attbyval && att->attlen == -1;
+		case BTJIT_KIND_CSTRING:
+			/* name_ops stores a cstring; a name column would be 64 bytes */
+			return !att->attbyval &&
+				(att->attlen == -2 || att->attlen == NAMEDATALEN);
 		default:
-			return 0;
+			return false;
 	}
 }
 
@@ -103,6 +145,27 @@ btjit_align_bytes(char attalign)
 }
 
 /*
+ * Which scankey collations the server itself compares in byte order for a
+ * column of the index collation coll, or -1 if the index's own collation is
+ * not one of them (then the column is called).  Only the built-in C and
+ * POSIX collations and the database default are recognised: anything else
+ * would need a catalog lookup.  lc_collate_is_c() answers for the default
+ * from the C library's LC_COLLATE, set by InitPostgres, and remembers the
+ * answer for the backend's life; it is asked only in normal processing
+ * mode, i.e. once InitPostgres is done.
+ */
+static int
+btjit_collmode(Oid coll)
+{
+	if (coll == C_COLLATION_OID || coll == POSIX_COLLATION_OID)
+		return BTJIT_COLL_C;
+	if (coll == DEFAULT_COLLATION_OID && IsNormalProcessingMode() &&
+		lc_collate_is_c(DEFAULT_COLLATION_OID))
+		return BTJIT_COLL_C_DEFAULT;
+	return -1;
+}
+
+/*
  * Fill *shape for rel.  Returns false with why[] when the index has anything
  * the compiled code does not reproduce exactly.
  */
@@ -111,7 +174,6 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 						  size_t whylen)
 {
 	int			nkeys;
-	int			offset;
 
 	memset(shape, 0, sizeof(BtjitShape));
 
@@ -129,8 +191,6 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 	}
 	shape->nkeys = nkeys;
 
-	/* Key columns come first in an index tuple; data starts MAXALIGNed. */
-	offset = MAXALIGN(sizeof(IndexTupleData));
 	for (int i = 0; i < nkeys; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), i);
@@ -139,37 +199,41 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 		const BtjitProcInfo *info = btjit_proc_info(proc);
 		int			align = btjit_align_bytes(att->attalign);
 		int16		option = rel->rd_indoption[i];
+		int			collmode = BTJIT_COLL_ANY;
 
-		if (info == NULL)
+		/* The storage every kind must be able to walk over. */
+		if (align == 0 ||
+			(att->attbyval ? (att->attlen != 1 && att->attlen != 2 &&
+							  att->attlen != 4 && att->attlen != 8) :
+			 (att->attlen == 0 || att->attlen < -2)))
 		{
 			snprintf(why, whylen,
-					 "key column %d: comparison proc %u is not supported (type %u)",
-					 i + 1, proc, att->atttypid);
+					 "key column %d: storage (len %d, byval %d, align '%c') is not understood",
+					 i + 1, att->attlen, (int) att->attbyval, att->attalign);
 			return false;
 		}
-		if (!att->attbyval || att->attlen != btjit_kind_width(info->left) ||
-			align == 0 || align > att->attlen)
-		{
-			snprintf(why, whylen,
-					 "key column %d: storage (len %d, byval %d, align '%c') does not match %s",
-					 i + 1, att->attlen, (int) att->attbyval, att->attalign,
-					 info->name);
-			return false;
-		}
-
-		col->kind = info->left;
 		col->attlen = att->attlen;
 		col->attalign = align;
+		col->attbyval = att->attbyval;
 		col->desc = (option & INDOPTION_DESC) != 0;
 		col->nulls_first = (option & INDOPTION_NULLS_FIRST) != 0;
-		offset = TYPEALIGN(align, offset);
-		col->fixed_offset = offset;
-		offset += att->attlen;
+
+		if (info != NULL && info->bytecoll)
+			collmode = btjit_collmode(rel->rd_indcollation[i]);
+		if (info == NULL || collmode < 0 ||
+			!btjit_kind_storage_ok(info->left, att))
+		{
+			/* The scankey's proc, whatever it is, is called. */
+			col->kind = BTJIT_KIND_CALL;
+			continue;
+		}
+		col->kind = info->left;
+		col->collmode = collmode;
 
 		/*
-		 * The column's own proc first, then every known proc that reads the
-		 * same stored kind (the cross-type members of the integer family).
-		 * A scankey carrying any other proc is declined at run time.
+		 * The column's own proc first, then every known proc of the same
+		 * family member that reads the same stored kind (the cross-type
+		 * procs).  A scankey carrying any other proc has it called.
 		 */
 		col->procs[0] = proc;
 		col->argkinds[0] = info->right;
@@ -179,6 +243,7 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 			const BtjitProcInfo *other = &btjit_procs[p];
 
 			if (other->proc == proc || other->left != info->left ||
+				other->bytecoll != info->bytecoll ||
 				strcmp(other->name, info->name) != 0)
 				continue;
 			if (col->nprocs >= BTJIT_MAX_PROCS)
@@ -191,12 +256,30 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 	return true;
 }
 
-static const char *
-btjit_kind_name(const BtjitColumnShape *col)
+/* How a column is compared, for signatures. */
+static void
+btjit_append_column_name(StringInfo s, const BtjitColumnShape *col)
 {
-	const BtjitProcInfo *info = btjit_proc_info(col->procs[0]);
+	const BtjitProcInfo *info;
 
-	return info ? info->name : "?";
+	if (col->kind == BTJIT_KIND_CALL)
+	{
+		if (col->attlen == -1)
+			appendStringInfo(s, "call(varlena, align %d)", col->attalign);
+		else if (col->attlen == -2)
+			appendStringInfoString(s, "call(cstring)");
+		else
+			appendStringInfo(s, "call(%s %d, align %d)",
+							 col->attbyval ? "byval" : "byref",
+							 col->attlen, col->attalign);
+		return;
+	}
+	info = btjit_proc_info(col->procs[0]);
+	appendStringInfoString(s, info ? info->name : "?");
+	if (col->collmode == BTJIT_COLL_C)
+		appendStringInfoString(s, " C");
+	else if (col->collmode == BTJIT_COLL_C_DEFAULT)
+		appendStringInfoString(s, " C/default");
 }
 
 /*
@@ -217,7 +300,7 @@ btjit_shape_signature(const BtjitShape *shape, char *buf, size_t buflen)
 
 		if (i > 0)
 			appendStringInfoString(&s, ", ");
-		appendStringInfoString(&s, btjit_kind_name(col));
+		btjit_append_column_name(&s, col);
 		if (col->desc)
 			appendStringInfoString(&s, " DESC");
 		if (col->nulls_first != col->desc)

@@ -26,8 +26,12 @@
 #define BTJIT_SIGNATURE_LEN 256
 
 /*
- * How a value is read and widened to int64 before comparing.  Every
- * first-wave comparison proc is an exact comparison of such values.
+ * How a stored value (and, for the argument kinds, a scankey argument) is
+ * read before comparing.  The integer kinds are widened to int64: every
+ * integer-family proc is an exact comparison of such values.  The other
+ * inline kinds are compared by code of the template that reproduces the
+ * proc's order exactly.  BTJIT_KIND_CALL is any other column: the compiled
+ * loop calls the scankey's own comparison proc.
  */
 typedef enum BtjitValueKind
 {
@@ -37,20 +41,47 @@ typedef enum BtjitValueKind
 	BTJIT_KIND_INT64,			/* int8, time, timestamp, timestamptz */
 	BTJIT_KIND_UINT32,			/* oid */
 	BTJIT_KIND_BOOL,			/* bool: zero or not */
-	BTJIT_KIND_UINT8			/* "char": compared unsigned */
+	BTJIT_KIND_UINT8,			/* "char": compared unsigned */
+	BTJIT_KIND_FLOAT4,			/* float4: NaN highest, -0 = 0 */
+	BTJIT_KIND_FLOAT8,			/* float8, likewise */
+	BTJIT_KIND_UUID,			/* 16 bytes, unsigned byte order */
+	BTJIT_KIND_VARBYTES,		/* varlena, unsigned byte order then length */
+	BTJIT_KIND_BPCHAR,			/* varlena, likewise after trailing blanks */
+	BTJIT_KIND_CSTRING,			/* stored name: NUL-terminated, byte order */
+	BTJIT_KIND_NAME,			/* argument only: a Name, byte order */
+	BTJIT_KIND_CALL				/* the scankey's proc is called */
 } BtjitValueKind;
+
+/* Integer kinds: compared as widened int64 values. */
+#define BTJIT_KIND_IS_INT(k) ((k) >= BTJIT_KIND_INT16 && (k) <= BTJIT_KIND_UINT8)
+
+/* Byte-order string kinds: compared as (pointer, length) pairs. */
+#define BTJIT_KIND_IS_BYTES(k) ((k) >= BTJIT_KIND_VARBYTES && (k) <= BTJIT_KIND_NAME)
+
+/*
+ * Which scankey collations an inline comparison may see (collmode): for
+ * procs whose order depends on the collation, only those the server itself
+ * compares in byte order (C and POSIX; the database default when it is C
+ * in the backend that derived the shape).  Any other collation makes the
+ * compiled code call the proc for that column.
+ */
+#define BTJIT_COLL_ANY		0	/* the proc ignores the collation */
+#define BTJIT_COLL_C		1	/* C or POSIX */
+#define BTJIT_COLL_C_DEFAULT 2	/* C, POSIX or the default collation */
 
 typedef struct BtjitColumnShape
 {
 	uint8		kind;			/* BtjitValueKind of the stored value */
-	uint8		attlen;			/* 1, 2, 4 or 8 */
 	uint8		attalign;		/* 1, 2, 4 or 8 (bytes, not the char code) */
+	int16		attlen;			/* > 0 fixed, -1 varlena, -2 cstring */
+	uint8		attbyval;		/* passed by value (for the proc call) */
 	uint8		desc;			/* SK_BT_DESC */
 	uint8		nulls_first;	/* SK_BT_NULLS_FIRST */
 	uint8		nprocs;			/* valid entries in procs[] */
-	uint16		fixed_offset;	/* from tuple start when the tuple has no
-								 * NULLs */
-	uint32		procs[BTJIT_MAX_PROCS]; /* accepted sk_func.fn_oid values */
+	uint8		collmode;		/* BTJIT_COLL_* for the inline comparison */
+	uint8		pad[3];			/* zero */
+	uint32		procs[BTJIT_MAX_PROCS]; /* sk_func.fn_oid values compared
+										 * inline */
 	uint8		argkinds[BTJIT_MAX_PROCS];	/* how to read sk_argument */
 } BtjitColumnShape;
 

@@ -315,6 +315,13 @@ do_run() {
 		run_notes[$run]+=" $(wc -l <"$out/btree_jit_errors") btree_jit ERROR/FATAL/PANIC log lines;"
 		ok=0
 	fi
+	# Optional: which btree indexes of the regression database get compiled
+	# code, and why not (test/index_coverage.sql).
+	if [[ $run != off && ${BTJIT_INDEX_COVERAGE:-0} == 1 ]]; then
+		psql_as -d regression -f - <"$here/index_coverage.sql" >"$out/index_coverage.txt" 2>&1 ||
+			echo "NOTICE: index coverage report failed" >&2
+		cat "$out/index_coverage.txt"
+	fi
 	if grep -E 'terminated by signal|was terminated by exception' "$out/server.log" >"$out/crashes"; then
 		echo "backend crashes in run $run:"
 		head -n 20 "$out/crashes"

@@ -25,15 +25,16 @@ SELECT indexrelid, state, reason, jit_searches, stock_searches > 0 AS stock_used
 
 -- compiling ahead of time
 CREATE INDEX other_i ON other (i DESC);
+CREATE INDEX other_wide ON other (i, i, i, i, i, i, i, i, i);
 SELECT state, signature, reason IS NULL AS no_reason, compile_ms >= 0 AS timed
   FROM btree_jit_compile('other_i');
-SELECT state, signature, reason FROM btree_jit_compile('other_t');
+SELECT state, signature, reason FROM btree_jit_compile('other_wide');
 
 -- the generated code can be inspected
 SELECT btree_jit_explain('other_i') ~ 'define .*btjit_search' AS has_ir;
 SELECT btree_jit_explain('other_i', 'asm') ~ 'btjit_search' AS has_asm;
 SELECT btree_jit_explain('other_i', 'pdf');
-SELECT btree_jit_explain('other_t');
+SELECT btree_jit_explain('other_wide');
 
 -- bad input
 SELECT * FROM btree_jit_compile('other');
@@ -44,7 +45,7 @@ SELECT * FROM btree_jit_compile(NULL);
 SELECT btree_jit_explain(NULL);
 
 -- after REINDEX and ALTER the index is examined again and still correct
-DROP INDEX other_hash, other_ti;
+DROP INDEX other_hash, other_ti, other_wide;
 SELECT count(*) FROM other WHERE i = 10;
 REINDEX INDEX other_i;
 SELECT count(*) FROM other WHERE i = 10;

@@ -244,6 +244,26 @@ read_sleb(const uint8_t **pp, const uint8_t *end, int64_t *out)
 }
 
 /*
+ * Read a little-endian value of size bytes (2, 4 or 8), sign-extended if
+ * is_signed, and advance *pp past it.
+ */
+static bool
+read_fixed(const uint8_t **pp, const uint8_t *end, int size, bool is_signed,
+		   uint64_t *out)
+{
+	uint64_t	v = 0;
+
+	if (end - *pp < size)
+		return false;
+	memcpy(&v, *pp, size);		/* x86-64 is little-endian */
+	if (is_signed && size < 8 && (v & ((uint64_t) 1 << (size * 8 - 1))))
+		v |= ~(uint64_t) 0 << (size * 8);
+	*pp += size;
+	*out = v;
+	return true;
+}
+
+/*
  * Read a DW_EH_PE-encoded value.  field is the vaddr of the value itself
  * (for pcrel), datarel the base for datarel.  Indirect values are refused.
  */
@@ -261,55 +281,19 @@ read_encoded(const uint8_t **pp, const uint8_t *end, uint8_t enc,
 		case DW_EH_PE_absptr:
 		case DW_EH_PE_udata8:
 		case DW_EH_PE_sdata8:
-			if (end - p < 8)
+			if (!read_fixed(&p, end, 8, false, &v))
 				return false;
-			memcpy(&v, p, 8);
-			p += 8;
 			break;
 		case DW_EH_PE_udata4:
-			{
-				uint32_t	u;
-
-				if (end - p < 4)
-					return false;
-				memcpy(&u, p, 4);
-				v = u;
-				p += 4;
-				break;
-			}
 		case DW_EH_PE_sdata4:
-			{
-				int32_t		s;
-
-				if (end - p < 4)
-					return false;
-				memcpy(&s, p, 4);
-				v = (uint64_t) (int64_t) s;
-				p += 4;
-				break;
-			}
+			if (!read_fixed(&p, end, 4, (enc & 0x0f) == DW_EH_PE_sdata4, &v))
+				return false;
+			break;
 		case DW_EH_PE_udata2:
-			{
-				uint16_t	u;
-
-				if (end - p < 2)
-					return false;
-				memcpy(&u, p, 2);
-				v = u;
-				p += 2;
-				break;
-			}
 		case DW_EH_PE_sdata2:
-			{
-				int16_t		s;
-
-				if (end - p < 2)
-					return false;
-				memcpy(&s, p, 2);
-				v = (uint64_t) (int64_t) s;
-				p += 2;
-				break;
-			}
+			if (!read_fixed(&p, end, 2, (enc & 0x0f) == DW_EH_PE_sdata2, &v))
+				return false;
+			break;
 		case DW_EH_PE_uleb128:
 			if (!read_uleb(&p, end, &v))
 				return false;

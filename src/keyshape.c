@@ -149,10 +149,10 @@ btjit_align_bytes(char attalign)
  * column of the index collation coll, or -1 if the index's own collation is
  * not one of them (then the column is called).  Only the built-in C and
  * POSIX collations and the database default are recognised: anything else
- * would need a catalog lookup.  lc_collate_is_c() answers for the default
- * from the C library's LC_COLLATE, set by InitPostgres, and remembers the
- * answer for the backend's life; it is asked only in normal processing
- * mode, i.e. once InitPostgres is done.
+ * would need a catalog lookup.  The server answers for the default from
+ * the database's collation, set up by InitPostgres, and remembers the
+ * answer for the backend's life (pg_compat.h); it is asked only in normal
+ * processing mode, i.e. once InitPostgres is done.
  */
 static int
 btjit_collmode(Oid coll)
@@ -160,7 +160,7 @@ btjit_collmode(Oid coll)
 	if (coll == C_COLLATION_OID || coll == POSIX_COLLATION_OID)
 		return BTJIT_COLL_C;
 	if (coll == DEFAULT_COLLATION_OID && IsNormalProcessingMode() &&
-		lc_collate_is_c(DEFAULT_COLLATION_OID))
+		BTJIT_DEFAULT_COLLATION_IS_C())
 		return BTJIT_COLL_C_DEFAULT;
 	return -1;
 }

@@ -53,4 +53,16 @@
 #define BTJIT_LEAF_BACKWARD 0
 #endif
 
+/*
+ * Whether the database's default collation compares in byte order (C or
+ * POSIX).  18 replaced lc_collate_is_c() by a flag of the collation's
+ * pg_locale_t.  Callers include utils/pg_locale.h.
+ */
+#if PG_VERSION_NUM >= 180000
+#define BTJIT_DEFAULT_COLLATION_IS_C() \
+	(pg_newlocale_from_collation(DEFAULT_COLLATION_OID)->collate_is_c)
+#else
+#define BTJIT_DEFAULT_COLLATION_IS_C() lc_collate_is_c(DEFAULT_COLLATION_OID)
+#endif
+
 #endif							/* BTREE_JIT_PG_COMPAT_H */

@@ -22,6 +22,7 @@ export DEBIAN_FRONTEND=noninteractive
 plain_pkgs=(
 	clang-14 llvm-14-dev       # templates -> bitcode, ORC JIT (the LLVM the server's JIT uses)
 	libzydis-dev               # disassembler used to find _bt_binsrch
+	libicu-dev                 # the server headers' utils/pg_locale.h includes ICU's
 	make gcc g++               # PGXS build, regress.so
 	dpkg-dev                   # apt-get source / dpkg-source for the server's regression suite
 	valgrind                   # memory checking

@@ -80,7 +80,10 @@ _BTJIT_CHROOT_MARKER=.btree_jit-chroot
 # (PGXS, Zydis), the server's regression suite (dpkg-dev for apt-get source,
 # bzip2/xz for the tarballs, diffutils for pg_regress), test helpers
 # (python3, valgrind, gdb/binutils for looking at binaries), runuser.
-_BTJIT_CHROOT_COMMON_PKGS=(make gcc g++ libzydis-dev python3 valgrind gdb binutils
+# libicu-dev: the server headers' utils/pg_locale.h includes ICU's headers
+# (Debian builds with ICU), and the server-dev packages of 17 and 18 do not
+# pull it in.
+_BTJIT_CHROOT_COMMON_PKGS=(make gcc g++ libzydis-dev libicu-dev python3 valgrind gdb binutils
 	dpkg-dev bzip2 xz-utils diffutils procps util-linux)
 
 declare -A _btjit_chroot_binds=()

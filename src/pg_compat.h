@@ -54,6 +54,15 @@
 #endif
 
 /*
+ * The built-in "POSIX" collation.  18 still has it with the same fixed OID
+ * (pg_collation.dat) but no longer names it in pg_collation_d.h.
+ */
+#include "catalog/pg_collation_d.h"
+#ifndef POSIX_COLLATION_OID
+#define POSIX_COLLATION_OID 951
+#endif
+
+/*
  * Whether the database's default collation compares in byte order (C or
  * POSIX).  18 replaced lc_collate_is_c() by a flag of the collation's
  * pg_locale_t.  Callers include utils/pg_locale.h.

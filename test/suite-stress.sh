@@ -139,6 +139,7 @@ CREATE INDEX bi_brin ON bi USING brin (b);
 CREATE INDEX bi_expr ON bi ((a + 1), (b * 2) DESC);
 CREATE INDEX bi_part ON bi (b) WHERE a > 10;
 CREATE INDEX bi_t ON bi (t);
+CREATE INDEX bi_wide ON bi (a, (a + 1), (a + 2), (a + 3), (a + 4), (a + 5), (a + 6), (a + 7), (a + 8));
 CREATE VIEW bi_view AS SELECT * FROM bi;
 CREATE SEQUENCE bi_seq;
 CREATE MATERIALIZED VIEW bi_mv AS SELECT a FROM bi;
@@ -178,10 +179,10 @@ for f in "btree_jit_compile(%s)" "btree_jit_explain(%s)" "btree_jit_explain(%s, 
 done
 expect_sqlstate "btree_jit_explain(index, 'pdf')" 22023 "SELECT btree_jit_explain('bi_a', 'pdf')"
 expect_sqlstate "btree_jit_explain(index, '')" 22023 "SELECT btree_jit_explain('bi_a', '')"
-expect_sqlstate "btree_jit_explain(text index)" 0A000 "SELECT btree_jit_explain('bi_t')"
-expect_value "btree_jit_compile(text index) -> stock with a reason" \
-	"SELECT state = 'stock' AND reason <> '' FROM btree_jit_compile('bi_t')" t
-for idx in bi_a bi_expr bi_part bi_pt1_a_b_idx bi_unl_pkey "$toast_idx" pg_class_oid_index pg_attribute_relid_attnum_index; do
+expect_sqlstate "btree_jit_explain(nine key columns)" 0A000 "SELECT btree_jit_explain('bi_wide')"
+expect_value "btree_jit_compile(nine key columns) -> stock with a reason" \
+	"SELECT state = 'stock' AND reason <> '' FROM btree_jit_compile('bi_wide')" t
+for idx in bi_a bi_t bi_expr bi_part bi_pt1_a_b_idx bi_unl_pkey "$toast_idx" pg_class_oid_index pg_attribute_relid_attnum_index; do
 	expect_value "btree_jit_compile($idx) -> jit" "SELECT state FROM btree_jit_compile('$idx')" jit
 done
 expect_value "btree_jit_explain(expression index) has IR" \

@@ -195,7 +195,7 @@ btjit_verify_search(Relation rel, BTScanInsert key, Buffer buf,
 					   key->keysz,
 					   IndexRelationGetNumberOfKeyAttributes(rel),
 					   (int) key->nextkey, BTJIT_KEY_BACKWARD_NAME,
-							   (int) BTJIT_KEY_BACKWARD(key),
+					   (int) BTJIT_KEY_BACKWARD(key),
 					   key->scantid ? "set" : "not set",
 					   ix->signature),
 			 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));

@@ -17,7 +17,7 @@ OBJS = \
 	src/dispatch.o \
 	src/keyshape.o \
 	src/jitcache.o \
-	src/counters.o \
+	src/indexstats.o \
 	src/compile_loader.o \
 	src/objcache.o \
 	src/objload.o \
@@ -29,7 +29,7 @@ COMPILER_LIB = btree_jit_llvm$(DLSUFFIX)
 COMPILER_OBJS = src/compile.o src/llvm_error.o
 
 EXTENSION = btree_jit
-DATA = sql/btree_jit--1.0.sql
+DATA = sql/btree_jit--1.0.sql sql/btree_jit--1.0--1.1.sql
 PGFILEDESC = "btree_jit - specialised B-tree page search"
 
 # Bitcode templates, specialised at run time (installed under pkglibdir).

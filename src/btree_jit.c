@@ -32,6 +32,7 @@ char	   *btjit_template_path = NULL;
 int			btjit_compile_threshold = 64;
 bool		btjit_object_cache = true;
 int			btjit_object_cache_max_files = 1000;
+int			btjit_max_indexes = 5000;
 static int	btjit_locate_fault = BTJIT_LOCATE_NORMAL;
 int			btjit_compile_fault = BTJIT_COMPILE_NORMAL;
 bool		btjit_fast_ok = true;
@@ -92,7 +93,7 @@ _PG_init(void)
 
 	btjit_define_gucs();
 
-	btjit_counters_init();
+	btjit_stats_init();
 	btjit_cache_init();
 	btjit_install_redirect();
 	btjit_objcache_preload();
@@ -143,6 +144,15 @@ btjit_define_gucs(void)
 							&btjit_compile_threshold,
 							64, 0, INT_MAX,
 							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("btree_jit.max_indexes",
+							"Maximum number of indexes tracked in the cluster-wide statistics.",
+							"When more indexes are searched, the least used entries are evicted.",
+							&btjit_max_indexes,
+							5000, 10, INT_MAX / 2,
+							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
 

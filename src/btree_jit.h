@@ -18,8 +18,9 @@
  *					verify
  *	  keyshape.c	derive a key shape (shape.h) from the relcache
  *	  jitcache.c	signature -> code, relation -> index state,
- *					invalidation; adds its counters to counters.c at exit
- *	  counters.c	cluster-wide counters in shared memory
+ *					invalidation
+ *	  indexstats.c	cluster-wide per-index statistics and totals in
+ *					shared memory, flushed at transaction end
  *	  compile_loader.c  compile a shape: from the object cache, else
  *					with the compiler library, loaded on first need
  *	  objcache.c	the template's identity; compiled objects on disk
@@ -40,6 +41,7 @@
 #define BTREE_JIT_H
 
 #include "access/nbtree.h"
+#include "datatype/timestamp.h"
 #include "utils/rel.h"
 
 #include "binpatch.h"
@@ -64,6 +66,7 @@ extern char *btjit_template_path;
 extern bool btjit_object_cache;
 extern int	btjit_object_cache_max_files;
 extern int	btjit_compile_fault;	/* BtjitCompileFault; test hook */
+extern int	btjit_max_indexes;
 
 /* ---- Module state established in the postmaster (btree_jit.c) ---- */
 typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
@@ -106,15 +109,18 @@ typedef struct BtjitCounters
 	uint64		compile_failures;
 } BtjitCounters;
 
-/*
- * ---- Cluster-wide counters (counters.c) ----
- * Shared totals of the backends that have exited.  jitcache.c adds a
- * backend's own totals once, at exit; readers add the live backend's own
- * (btjit_local_totals) to what they read.
- */
-extern void btjit_counters_init(void);
-extern void btjit_counters_add(const BtjitCounters *backend);
-extern void btjit_counters_read(BtjitCounters *out);
+/* One index's counters, as a backend or the cluster has them. */
+typedef struct BtjitIndexStats
+{
+	uint64		jit_searches;
+	uint64		stock_searches;
+	uint64		declined_searches;
+	uint64		verified_searches;
+	uint64		jit_compares;
+	uint64		verified_compares;
+	uint64		compiles;		/* code compiled or loaded for it */
+	uint64		compile_failures;
+} BtjitIndexStats;
 
 /* ---- Per-index state and code cache (jitcache.c) ---- */
 typedef enum BtjitIndexState
@@ -140,6 +146,15 @@ typedef struct BtjitIndex
 	uint64		verified_searches;
 	uint64		jit_compares;	/* counters[0] of the compare entry */
 	uint64		verified_compares;
+	/* ---- nothing above is read by compiled code but the two counters ---- */
+	uint64		compiles;		/* this backend compiled or loaded its code */
+	uint64		compile_failures;
+	double		last_compile_ms;	/* of the code it last received */
+	bool		last_from_object_cache;
+	TimestampTz last_code_at;	/* 0: never received code */
+	bool		shared_catalog; /* counted under database 0 */
+	bool		stats_state_changed;	/* state not yet flushed */
+	BtjitIndexStats flushed;	/* counters as of the last flush */
 } BtjitIndex;
 
 /*
@@ -175,11 +190,40 @@ btjit_slot_for(Relation rel)
 
 extern BtjitIndex *btjit_index_open(Relation rel, bool force);
 extern void btjit_cache_init(void);
-extern void btjit_local_totals(BtjitCounters *out);
 extern void btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg),
 								void *arg);
+extern BtjitIndex **btjit_index_list(int *nindexes);
+extern void btjit_compile_totals(uint64 *compiles, uint64 *failures);
 extern struct BtjitCode *btjit_code_for_shape(const BtjitShape *shape,
 											  char *why, size_t whylen);
+
+/*
+ * ---- Cluster-wide statistics (indexstats.c) ----
+ * Backends flush their per-index counters at transaction end and exit;
+ * readers flush their own first.
+ */
+typedef struct BtjitIndexStatsRow
+{
+	Oid			dbid;
+	Oid			indexrelid;
+	BtjitIndexStats counts;
+	double		usage;
+	BtjitIndexState state;
+	char		reason[192];
+	char		signature[BTJIT_SIGNATURE_LEN];
+	double		last_compile_ms;
+	bool		last_from_object_cache;
+	TimestampTz last_code_at;
+} BtjitIndexStatsRow;
+
+extern void btjit_stats_init(void);
+extern void btjit_stats_flush(void);
+extern void btjit_stats_totals(BtjitCounters *out);
+extern void btjit_stats_foreach(void (*cb) (const BtjitIndexStatsRow *row,
+											void *arg), void *arg);
+extern void btjit_stats_info(int *max_indexes, int64 *entries,
+							 int64 *evictions, TimestampTz *stats_reset);
+extern void btjit_stats_reset(void);
 
 /* ---- Key shape (keyshape.c) ---- */
 extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,

@@ -11,9 +11,9 @@
  * may have made stale (REINDEX, DROP, ALTER), and the next search examines
  * the index again, which costs a shape derivation and a cache lookup.
  *
- * The per-index counters are this backend's only record of its searches;
- * at exit they are added to the cluster-wide totals (counters.c) by an
- * exit callback registered here.
+ * The per-index counters are this backend's record of its searches;
+ * indexstats.c adds what they gained to shared memory at each transaction
+ * end and, through the exit callback registered here, at backend exit.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,12 +27,17 @@
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 #include "btree_jit.h"
 
 BtjitSlot	btjit_slots[BTJIT_SLOTS];
 
 static HTAB *btjit_index_hash = NULL;
+/* the same entries as an array, for the per-transaction flush */
+static BtjitIndex **btjit_indexes = NULL;
+static int	btjit_nindexes = 0;
+static int	btjit_indexes_alloc = 0;
 static BtjitCode *btjit_codes = NULL;	/* every shape compiled or tried */
 static int	btjit_ncodes = 0;
 static uint64 btjit_ncompiles = 0;
@@ -120,13 +125,24 @@ btjit_index_open(Relation rel, bool force)
 		before_shmem_exit(btjit_cache_exit, (Datum) 0);
 	}
 
-	ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_ENTER, &found);
-	if (!found)
+	ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_FIND, NULL);
+	if (ix == NULL)
 	{
-		Oid			relid = ix->indexrelid;
+		/* room in the array first, so that an error leaves both unchanged */
+		if (btjit_nindexes >= btjit_indexes_alloc)
+		{
+			int			n = Max(64, btjit_indexes_alloc * 2);
 
+			btjit_indexes = btjit_indexes == NULL ?
+				MemoryContextAlloc(TopMemoryContext, n * sizeof(BtjitIndex *)) :
+				repalloc(btjit_indexes, n * sizeof(BtjitIndex *));
+			btjit_indexes_alloc = n;
+		}
+		ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_ENTER, &found);
 		memset(ix, 0, sizeof(BtjitIndex));
-		ix->indexrelid = relid;
+		ix->indexrelid = rel->rd_id;
+		ix->shared_catalog = rel->rd_rel->relisshared;
+		btjit_indexes[btjit_nindexes++] = ix;
 	}
 
 	/*
@@ -166,6 +182,8 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 	BtjitShape	shape;
 	BtjitCode  *code;
 	char		why[sizeof(ix->reason)];
+	uint64		ncompiles = btjit_ncompiles;
+	uint64		nfailures = btjit_ncompile_failures;
 
 	/*
 	 * Compiling allocates memory; never do that in a critical section, in
@@ -174,6 +192,9 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 	if (CritSectionCount > 0 || !IsNormalProcessingMode() ||
 		(IsPostmasterEnvironment && !IsUnderPostmaster))
 		return;
+
+	/* a settled state is reported to the shared statistics */
+	ix->stats_state_changed = true;
 
 	if (!btjit_module.active)
 	{
@@ -192,6 +213,9 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 	btjit_shape_signature(&shape, ix->signature, sizeof(ix->signature));
 
 	code = btjit_code_for_shape(&shape, why, sizeof(why));
+	/* the index is charged with a compile it caused, not one it reused */
+	ix->compiles += btjit_ncompiles - ncompiles;
+	ix->compile_failures += btjit_ncompile_failures - nfailures;
 	if (code == NULL || code->fn == NULL)
 	{
 		ix->state = BTJIT_INDEX_STOCK;
@@ -199,6 +223,9 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 		return;
 	}
 
+	ix->last_compile_ms = code->compile_ms;
+	ix->last_from_object_cache = code->from_object_cache;
+	ix->last_code_at = GetCurrentTimestamp();
 	ix->state = BTJIT_INDEX_JIT;
 	ix->code = code;
 	ix->fn = code->fn;
@@ -294,52 +321,41 @@ btjit_code_for_shape(const BtjitShape *shape, char *why, size_t whylen)
 	return code;
 }
 
-/* Call cb for every index this backend has state for (sqlfuncs.c). */
+/*
+ * Call cb for every index this backend has state for (sqlfuncs.c), in the
+ * order this backend first searched them.
+ */
 void
 btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg), void *arg)
 {
-	HASH_SEQ_STATUS status;
-	BtjitIndex *ix;
+	for (int i = 0; i < btjit_nindexes; i++)
+		cb(btjit_indexes[i], arg);
+}
 
-	if (btjit_index_hash == NULL)
-		return;
-	hash_seq_init(&status, btjit_index_hash);
-	while ((ix = hash_seq_search(&status)) != NULL)
-		cb(ix, arg);
+/* Every index this backend has state for, as an array (indexstats.c). */
+BtjitIndex **
+btjit_index_list(int *nindexes)
+{
+	*nindexes = btjit_nindexes;
+	return btjit_indexes;
+}
+
+/* How many shapes this backend has compiled (or loaded), and failed to. */
+void
+btjit_compile_totals(uint64 *compiles, uint64 *failures)
+{
+	*compiles = btjit_ncompiles;
+	*failures = btjit_ncompile_failures;
 }
 
 /*
- * At backend exit: add this backend's counters to the cluster-wide totals.
+ * At backend exit: flush this backend's counters to the shared statistics.
  * Registered when the index hash is created, the first time this backend
- * has anything to count.
+ * has anything to count (a registration in the postmaster would not reach
+ * backends: a child starts with an empty list of exit callbacks).
  */
 static void
 btjit_cache_exit(int code, Datum arg)
 {
-	BtjitCounters c;
-
-	btjit_local_totals(&c);
-	btjit_counters_add(&c);
-}
-
-/* This backend's counters: the per-index counts plus compile events. */
-void
-btjit_local_totals(BtjitCounters *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->compiles = btjit_ncompiles;
-	out->compile_failures = btjit_ncompile_failures;
-	if (btjit_index_hash != NULL)
-	{
-		HASH_SEQ_STATUS status;
-		BtjitIndex *ix;
-
-		hash_seq_init(&status, btjit_index_hash);
-		while ((ix = hash_seq_search(&status)) != NULL)
-		{
-			out->jit_searches += ix->jit_searches;
-			out->stock_searches += ix->stock_searches;
-			out->verified_searches += ix->verified_searches + ix->verified_compares;
-		}
-	}
+	btjit_stats_flush();
 }

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * sqlfuncs.c
- *	  SQL-callable functions: module status, per-index state, the code
- *	  generated for an index, and compiling ahead of time.
+ *	  SQL-callable functions: module status, per-index state (this
+ *	  backend's, and the cluster's from indexstats.c), the code generated
+ *	  for an index, and compiling ahead of time.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +20,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "btree_jit.h"
 
@@ -26,16 +28,21 @@ PG_FUNCTION_INFO_V1(btree_jit_status);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats);
 PG_FUNCTION_INFO_V1(btree_jit_explain);
 PG_FUNCTION_INFO_V1(btree_jit_compile);
+PG_FUNCTION_INFO_V1(btree_jit_index_counters);
+PG_FUNCTION_INFO_V1(btree_jit_indexes_info);
+PG_FUNCTION_INFO_V1(btree_jit_reset);
 
 /*
- * The number of result columns of each function, as declared in
- * sql/btree_jit--1.0.sql.  Each function asserts that it filled exactly
+ * The number of result columns of each function, as declared in the
+ * extension's SQL script (sql/btree_jit--1.1.sql).  Each function asserts that it filled exactly
  * that many values, and checks at run time that the declared row type has
  * that many columns (an installed SQL script of another version would not).
  */
 #define BTJIT_STATUS_COLS		12
 #define BTJIT_INDEX_STATS_COLS	12
 #define BTJIT_COMPILE_COLS		4
+#define BTJIT_INDEX_COUNTERS_COLS	16
+#define BTJIT_INDEXES_INFO_COLS	4
 
 /*
  * Raise a clear error if the function's declared result has not the number
@@ -68,21 +75,14 @@ btjit_state_name(BtjitIndexState state)
 }
 
 /*
- * Cluster totals as of now: those of the backends that have exited
- * (counters.c) plus this backend's own (jitcache.c).
+ * Cluster totals as of now: every backend's counts up to its last
+ * transaction end, this backend's up to this moment.
  */
 static void
 btjit_total_counters(BtjitCounters *out)
 {
-	BtjitCounters shared;
-
-	btjit_local_totals(out);
-	btjit_counters_read(&shared);
-	out->jit_searches += shared.jit_searches;
-	out->stock_searches += shared.stock_searches;
-	out->verified_searches += shared.verified_searches;
-	out->compiles += shared.compiles;
-	out->compile_failures += shared.compile_failures;
+	btjit_stats_flush();
+	btjit_stats_totals(out);
 }
 
 /* btree_jit_status(): the module's state and the cluster-wide counters. */
@@ -294,4 +294,103 @@ btree_jit_compile(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 	Assert(i == BTJIT_COMPILE_COLS);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* One row of btree_jit_index_counters(), for one shared entry. */
+static void
+btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	Datum		values[BTJIT_INDEX_COUNTERS_COLS];
+	bool		nulls[BTJIT_INDEX_COUNTERS_COLS];
+	int			i = 0;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = ObjectIdGetDatum(row->dbid);
+	values[i++] = ObjectIdGetDatum(row->indexrelid);
+	values[i++] = CStringGetTextDatum(btjit_state_name(row->state));
+	if (row->reason[0])
+		values[i++] = CStringGetTextDatum(row->reason);
+	else
+		nulls[i++] = true;
+	if (row->signature[0])
+		values[i++] = CStringGetTextDatum(row->signature);
+	else
+		nulls[i++] = true;
+	values[i++] = Int64GetDatum((int64) row->counts.jit_searches);
+	values[i++] = Int64GetDatum((int64) row->counts.stock_searches);
+	values[i++] = Int64GetDatum((int64) row->counts.declined_searches);
+	values[i++] = Int64GetDatum((int64) row->counts.verified_searches);
+	values[i++] = Int64GetDatum((int64) row->counts.jit_compares);
+	values[i++] = Int64GetDatum((int64) row->counts.verified_compares);
+	values[i++] = Int64GetDatum((int64) row->counts.compiles);
+	values[i++] = Int64GetDatum((int64) row->counts.compile_failures);
+	if (row->last_code_at != 0)
+	{
+		values[i++] = Float8GetDatum(row->last_compile_ms);
+		values[i++] = CStringGetTextDatum(row->last_from_object_cache ?
+										  "object cache" : "compiled");
+		values[i++] = TimestampTzGetDatum(row->last_code_at);
+	}
+	else
+	{
+		nulls[i++] = true;
+		nulls[i++] = true;
+		nulls[i++] = true;
+	}
+	Assert(i == BTJIT_INDEX_COUNTERS_COLS);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * btree_jit_index_counters(): the cluster-wide statistics of every index
+ * any backend has searched, in every database (the view btree_jit_indexes
+ * adds names for the current one).
+ */
+Datum
+btree_jit_index_counters(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	btjit_check_result_columns("btree_jit_index_counters", rsinfo->setDesc,
+							   BTJIT_INDEX_COUNTERS_COLS);
+	btjit_stats_foreach(btjit_counters_row, fcinfo->resultinfo);
+	return (Datum) 0;
+}
+
+/* btree_jit_indexes_info(): the shared table's bound, size and evictions. */
+Datum
+btree_jit_indexes_info(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[BTJIT_INDEXES_INFO_COLS];
+	bool		nulls[BTJIT_INDEXES_INFO_COLS];
+	int			max_indexes;
+	int64		entries;
+	int64		evictions;
+	TimestampTz stats_reset;
+	int			i = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	btjit_check_result_columns("btree_jit_indexes_info", tupdesc,
+							   BTJIT_INDEXES_INFO_COLS);
+
+	btjit_stats_info(&max_indexes, &entries, &evictions, &stats_reset);
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = Int32GetDatum(max_indexes);
+	values[i++] = Int64GetDatum(entries);
+	values[i++] = Int64GetDatum(evictions);
+	values[i++] = TimestampTzGetDatum(stats_reset);
+	Assert(i == BTJIT_INDEXES_INFO_COLS);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* btree_jit_reset(): forget every index's statistics and the totals. */
+Datum
+btree_jit_reset(PG_FUNCTION_ARGS)
+{
+	btjit_stats_reset();
+	PG_RETURN_VOID();
 }

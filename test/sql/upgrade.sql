@@ -1,0 +1,70 @@
+--
+-- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics), and
+-- the updated extension has exactly the objects of a fresh 1.1 install.
+--
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS btree_jit;
+RESET client_min_messages;
+
+CREATE EXTENSION btree_jit VERSION '1.0';
+SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+SELECT to_regclass('btree_jit_indexes') IS NULL AS no_view_in_1_0;
+-- the 1.0 functions work with the module of 1.1
+SELECT active FROM btree_jit_status();
+
+CREATE TEMP TABLE objects_updated AS
+  SELECT pg_describe_object(classid, objid, 0) AS object
+    FROM pg_depend
+   WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+     AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'btree_jit')
+   LIMIT 0;
+
+ALTER EXTENSION btree_jit UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+
+INSERT INTO objects_updated
+  SELECT pg_describe_object(classid, objid, 0)
+    FROM pg_depend
+   WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+     AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'btree_jit');
+
+DROP EXTENSION btree_jit;
+CREATE EXTENSION btree_jit;
+SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+
+-- same objects either way
+SELECT object FROM objects_updated
+EXCEPT
+SELECT pg_describe_object(classid, objid, 0)
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'btree_jit');
+SELECT pg_describe_object(classid, objid, 0)
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'btree_jit')
+EXCEPT
+SELECT object FROM objects_updated
+ORDER BY 1;
+
+SELECT object FROM objects_updated ORDER BY 1;
+
+-- the view's columns
+SELECT attname, format_type(atttypid, atttypmod)
+  FROM pg_attribute
+ WHERE attrelid = 'btree_jit_indexes'::regclass AND attnum > 0
+ ORDER BY attnum;
+
+-- this session's searches are in the view once its transaction ended
+CREATE TABLE upgrade_t (id int PRIMARY KEY);
+INSERT INTO upgrade_t SELECT generate_series(1, 1000);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT btree_jit_reset();
+DO $$ BEGIN FOR i IN 1..100 LOOP PERFORM id FROM upgrade_t WHERE id = i; END LOOP; END $$;
+SELECT indexname, tablename, schemaname, jit_searches + stock_searches AS searches
+  FROM btree_jit_indexes WHERE indexname = 'upgrade_t_pkey';
+SELECT max_indexes, entries > 0 AS has_entries, evictions FROM btree_jit_indexes_info();
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP TABLE upgrade_t;

@@ -37,7 +37,14 @@ TEMPLATES = llvm-ir/search_template.bc
 
 PG_CONFIG ?= pg_config
 
-PG_CPPFLAGS = -I$(srcdir)/src
+# The extension's version, from the control file (the one place it is set),
+# named in the start-up LOG line.
+EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(dir $(firstword $(MAKEFILE_LIST)))btree_jit.control)
+ifeq ($(strip $(EXTVERSION)),)
+$(error btree_jit.control names no default_version)
+endif
+
+PG_CPPFLAGS = -I$(srcdir)/src -DBTJIT_VERSION='"$(EXTVERSION)"'
 PG_CXXFLAGS = -fno-exceptions
 SHLIB_LINK = -lZydis
 # The compiler links the LLVM the server's own JIT links, as PGXS records

@@ -295,7 +295,8 @@ btjit_install_redirect(void)
 			 loc->ncallsites, btjit_module.detour.description,
 			 btjit_module.compare_active ? "; _bt_compare redirected" : "");
 	ereport(LOG,
-			(errmsg("btree_jit: %s", btjit_module.reason),
+			(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
+					PG_VERSION, btjit_module.reason),
 			 errdetail_internal("Evidence: %s", loc->evidence)));
 #else
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),

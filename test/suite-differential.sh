@@ -57,6 +57,8 @@ fi
 cluster_start "" "max_worker_processes = 8" "max_parallel_workers = 4" \
 	"log_min_error_statement = error" "shared_buffers = '64MB'"
 psql_as -q -c "CREATE EXTENSION amcheck"
+# the collations of test/differential/keytypes.py that initdb does not make
+psql_as -q -c "$(cd "$here/differential" && python3 -c 'import keytypes; print(keytypes.SETUP_SQL)')"
 if [[ $module == 1 ]]; then
 	psql_as -q -c "CREATE EXTENSION btree_jit" -c "CREATE EXTENSION pageinspect"
 	active=$(q "SELECT active FROM btree_jit_status()")

@@ -9,10 +9,15 @@ values.
 
 Adding a type is one entry in TYPES: its SQL name, integer domain and conv;
 optionally its special literals (extra), whether the module compiles it
-(supported), a fixed number of distinct values (card, e.g. bool), and the
+(supported), a fixed number of distinct values (card, e.g. bool), the
 types its query constants may also be written in (cross) with the rule that
-writes them (cross_const; the default casts the literal).  Columns, data,
-predicates and the coverage checks follow from the entry.
+writes them (cross_const; the default casts the literal), and a collation
+for the column (coll, e.g. an ICU or a nondeterministic one).  Columns,
+data, predicates and the coverage checks follow from the entry.
+
+Every B-tree operator class is compiled now (inline or by calling the
+scankey's proc), so every type here is 'supported': each index must run
+compiled code under verify.
 """
 
 US_PER_DAY = 86400000000
@@ -63,7 +68,7 @@ class PgType:
     """One key type (see the file header)."""
 
     def __init__(self, name, sql, lo, hi, conv, extra=(), supported=True,
-                 cross=(), cross_const=cross_cast, card=None):
+                 cross=(), cross_const=cross_cast, card=None, coll=''):
         self.name = name          # short name used in shapes
         self.sql = sql            # type as written in SQL
         self.lo = lo
@@ -74,6 +79,7 @@ class PgType:
         self.cross = cross        # names of other types for cross-type consts
         self.cross_const = cross_const  # (t, v, other, rng) -> SQL constant
         self.card = card          # a fixed number of distinct values, or None
+        self.coll = coll          # collation of a column of this type, or ''
 
     def lit(self, v):
         """The SQL constant for integer v."""
@@ -115,22 +121,80 @@ TYPES = {
                           extra=("'-infinity'::timestamptz",
                                  "'infinity'::timestamptz"),
                           cross=('date', 'timestamp'), cross_const=cross_timestamp),
-    # not compiled by the module: must stay on the stock path, still correct
+    # strings: byte order under the database's "C" collation (inline)
     'text': PgType('text', 'text', -10**9, 10**9,
                    lambda e: f"('s' || ({e})::text)",
                    extra=("''::text", "'\u00e9'::text", "repeat('z', 300)",
-                          "'\u00ff\u00ff'::text"), supported=False),
+                          "'\u00ff\u00ff'::text", "repeat('ab', 4000)",
+                          "'s1 '::text"),
+                   cross=('name', 'varchar')),
+    # differing only after 70 bytes; long enough to be compressed sometimes
+    'text_long': PgType('text_long', 'text', -10**12, 10**12,
+                        lambda e: f"(repeat('p', 70) || ({e})::text)",
+                        extra=("repeat('p', 70)", "repeat('p', 3000) || 'x'",
+                               "repeat('p', 64)", "repeat('p', 71)")),
+    'varchar': PgType('varchar', 'varchar', -10**9, 10**9,
+                      lambda e: f"('user' || ({e})::text || '@example.com')::varchar",
+                      extra=("''::varchar", "'user@'::varchar"),
+                      cross=('text',)),
+    'bpchar': PgType('bpchar', 'character(12)', -10**9, 10**9,
+                     lambda e: f"('b' || ({e})::text)::character(12)",
+                     extra=("''::character(12)", "'b  '::character(12)",
+                            "'b'::character(12)"),
+                     cross=('text',)),
+    'bytea': PgType('bytea', 'bytea', -2**63, 2**63 - 1,
+                    lambda e: f"decode(lpad(to_hex(({e})::int8), 16, '0'), 'hex')",
+                    extra=("'\\x'::bytea", "'\\x00'::bytea", "'\\xff'::bytea",
+                           "'\\x0000000000000000ff'::bytea")),
+    'name': PgType('name', 'name', -10**9, 10**9,
+                   lambda e: f"('n' || ({e})::text)::name",
+                   extra=("''::name", "repeat('n', 63)::name"),
+                   cross=('text',)),
+    'uuid': PgType('uuid', 'uuid', -2**63, 2**63 - 1,
+                   lambda e: f"(lpad(to_hex(({e})::int8), 16, '0') || lpad(to_hex(({e})::int8 # 6148914691236517205), 16, '0'))::uuid",
+                   extra=("'00000000-0000-0000-0000-000000000000'::uuid",
+                          "'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid",
+                          "'80000000-0000-0000-0000-000000000000'::uuid")),
+    # text under linguistic collations: the proc is called with the index's
+    # collation (libc, ICU, and a nondeterministic, case-insensitive one)
+    'text_icu': PgType('text_icu', 'text', -10**9, 10**9,
+                       lambda e: f"(CASE WHEN ({e}) % 3 = 0 THEN 'S' ELSE 's' END || ({e})::text)",
+                       extra=("''::text", "'\u00e9'::text", "'E'::text", "'e'::text"),
+                       coll=' COLLATE "en-US-x-icu"'),
+    'text_ci': PgType('text_ci', 'text', -10**9, 10**9,
+                      lambda e: f"(CASE WHEN ({e}) % 2 = 0 THEN 'K' ELSE 'k' END || ({e})::text)",
+                      extra=("''::text", "'K'::text", "'k'::text"),
+                      coll=' COLLATE btjit_ci'),
+    'text_cutf8': PgType('text_cutf8', 'text', -10**9, 10**9,
+                         lambda e: f"('u' || ({e})::text || '\u00e9')",
+                         extra=("''::text", "'\u00e9'::text"),
+                         coll=' COLLATE "C.utf8"'),
     'numeric': PgType('numeric', 'numeric', -10**15, 10**15,
                       lambda e: f"(({e})::numeric / 100)",
                       extra=("'NaN'::numeric", "'1e100'::numeric",
-                             "'-1e-100'::numeric", "'0.000'::numeric"),
-                      supported=False),
+                             "'-1e-100'::numeric", "'0.000'::numeric",
+                             "'Infinity'::numeric", "'-Infinity'::numeric",
+                             "'-0.0'::numeric", "'1.00'::numeric",
+                             "(repeat('9', 900) || '.5')::numeric")),
     'float8': PgType('float8', 'float8', -2**50, 2**50,
                      lambda e: f"(({e})::float8 / 8)",
                      extra=("'NaN'::float8", "'Infinity'::float8",
                             "'-Infinity'::float8", "'-0'::float8",
                             "'1e308'::float8"),
-                     supported=False),
+                     cross=('float4',)),
+    'float4': PgType('float4', 'float4', -2**20, 2**20,
+                     lambda e: f"(({e})::float4 / 8)",
+                     extra=("'NaN'::float4", "'Infinity'::float4",
+                            "'-Infinity'::float4", "'-0'::float4",
+                            "'3e38'::float4"),
+                     cross=('float8',)),
+    'interval': PgType('interval', 'interval', -10**15, 10**15,
+                       lambda e: f"(({e})::float8 * interval '1 microsecond')",
+                       extra=("interval '1 month'", "interval '30 days'",
+                              "interval '-1 year'")),
+    'inet': PgType('inet', 'inet', 0, 2**32 - 1,
+                   lambda e: f"('0.0.0.0'::inet + ({e})::int8)",
+                   extra=("'::1'::inet", "'10.0.0.0/8'::inet", "'10.0.0.0'::inet")),
 }
 SUPPORTED = [t for t in TYPES if TYPES[t].supported]
 UNSUPPORTED = [t for t in TYPES if not TYPES[t].supported]
@@ -138,3 +202,6 @@ UNSUPPORTED = [t for t in TYPES if not TYPES[t].supported]
 # common keys, more often.  (A seed replays the same rounds only with the
 # same TYPES: a new entry changes every draw.)
 SUPPORTED_DRAW = SUPPORTED + ['int4', 'int8', 'int4']
+# The collations the types use that initdb does not create.
+SETUP_SQL = ("CREATE COLLATION IF NOT EXISTS btjit_ci "
+             "(provider = icu, locale = 'und-u-ks-level2', deterministic = false)")

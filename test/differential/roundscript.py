@@ -125,7 +125,7 @@ class Round:
             f"SELECT setseed({rng.random() * 2 - 1:.6f}) \\g /dev/null\n")
         self.step('create', f"DROP TABLE IF EXISTS {t};\n"
                   f"CREATE TABLE {t} (id int, "
-                  + ', '.join(f"{c.name} {c.t.sql}" for c in self.shape.cols)
+                  + ', '.join(f"{c.name} {c.t.sql}{c.t.coll}" for c in self.shape.cols)
                   + (', pad text' if self.shape.pad is not None else '')
                   + ") WITH (autovacuum_enabled = off)")
         for ix in self.shape.pre:

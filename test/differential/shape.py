@@ -175,7 +175,7 @@ class Shape:
     def pick_type(self, p_supported=0.85):
         """A random key type: a supported one with probability p_supported."""
         rng = self.rng
-        if rng.random() < p_supported:
+        if rng.random() < p_supported or not UNSUPPORTED:
             return rng.choice(SUPPORTED_DRAW)
         return rng.choice(UNSUPPORTED)
 

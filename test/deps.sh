@@ -29,6 +29,7 @@ plain_pkgs=(
 	linux-perf                 # instruction counts in benchmarks
 	python3                    # test and bench helpers
 	util-linux                 # runuser: clusters run as the postgres user
+	debhelper                  # the Debian package (test/suite-package.sh)
 )
 
 # installed_version PKG -> version if installed ("ii"), else empty
@@ -90,7 +91,14 @@ for p in "${plain_pkgs[@]}"; do
 	[[ -n $(installed_version "$p") ]] || missing+=("$p")
 done
 
-if [[ ${#pg_pkgs[@]} -eq 0 && ${#missing[@]} -eq 0 ]]; then
+# postgresql-server-dev-all (pg_buildext, dh --with pgxs_loop: the Debian
+# package) must be exactly the installed postgresql-common's version, or apt
+# would upgrade postgresql-common for it; installed after the server, which
+# brings postgresql-common on a fresh machine.
+need_dev_all=0
+[[ -n $(installed_version postgresql-server-dev-all) ]] || need_dev_all=1
+
+if [[ ${#pg_pkgs[@]} -eq 0 && ${#missing[@]} -eq 0 && $need_dev_all == 0 ]]; then
 	echo "test/deps.sh: all dependencies present (postgresql-15 $want_v)"
 	exit 0
 fi
@@ -108,6 +116,14 @@ if [[ ${#pg_pkgs[@]} -gt 0 ]]; then
 fi
 if [[ ${#missing[@]} -gt 0 ]]; then
 	apt_install "${missing[@]}"
+fi
+if [[ $need_dev_all == 1 ]]; then
+	common_v=$(installed_version postgresql-common)
+	if ! apt_install "postgresql-server-dev-all=$common_v"; then
+		echo "test/deps.sh: could not install postgresql-server-dev-all=$common_v" >&2
+		echo "  (it must match the installed postgresql-common; apt-cache policy postgresql-server-dev-all)" >&2
+		exit 1
+	fi
 fi
 
 # postgresql-common creates and starts a default cluster 15/main (port 5432)
@@ -128,7 +144,7 @@ if [[ -z $server_v || $server_v != "$dev_v" ]]; then
 	echo "test/deps.sh: postgresql-15 ($server_v) and postgresql-server-dev-15 ($dev_v) differ" >&2
 	exit 1
 fi
-for p in "${plain_pkgs[@]}"; do
+for p in "${plain_pkgs[@]}" postgresql-server-dev-all; do
 	[[ -n $(installed_version "$p") ]] || { echo "test/deps.sh: $p did not install" >&2; exit 1; }
 done
 echo "test/deps.sh: dependencies installed (postgresql-15 $server_v)"

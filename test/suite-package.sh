@@ -72,9 +72,21 @@ restore() {
 }
 cluster_on_exit restore
 
-mkdir "$scratch/src" "$scratch/make"
-git ls-files -z | tar --null -T - -cf - | tar -x -C "$scratch/src"
-git ls-files -z | tar --null -T - -cf - | tar -x -C "$scratch/make"
+# copy_tree DEST - the source tree without build outputs: the tracked files
+# of a git checkout, else (the matrix's staged copy in a chroot) the tree
+# with make clean run in the copy
+copy_tree() {
+	mkdir -p "$1"
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -z | tar --null -T - -cf - | tar -x -C "$1"
+	else
+		tar --exclude=./test/results --exclude=./bench/out --exclude=./.tmp \
+			-cf - . | tar -x -C "$1"
+		make -C "$1" clean PG_CONFIG="$PG_CONFIG" >/dev/null
+	fi
+}
+copy_tree "$scratch/src"
+copy_tree "$scratch/make"
 echo "# building $package in $scratch/src"
 start=$SECONDS
 (cd "$scratch/src" && pg_buildext updatecontrol &&

@@ -24,6 +24,12 @@
 #              verify_jit run stays on 15, in test/run's server_regress)
 #   diff       test/suite-differential.sh --minutes $BTJIT_MATRIX_DIFF_MINUTES
 #              (default 1)
+#   stats      test/suite-indexstats.sh: the cluster-wide per-index
+#              statistics seen from another session
+#   package    test/suite-package.sh: the Debian package
+#              postgresql-<major>-btree-jit built with that distribution's
+#              tooling, installed, used, purged (BTJIT_MATRIX_PACKAGE=0
+#              skips it)
 # Every step runs even when an earlier one failed (except after a failed
 # build).  Logs and results come back to test/results/versions/<major>/;
 # the last lines are a table, one row per version, and "N passed, M failed"
@@ -113,6 +119,10 @@ in_chroot() {
 	local diff_args=(--minutes "${BTJIT_MATRIX_DIFF_MINUTES:-1}")
 	[[ -z ${BTJIT_DIFF_SEED:-} ]] || diff_args+=(--seed "$BTJIT_DIFF_SEED")
 	in_step diff bash test/suite-differential.sh "${diff_args[@]}" || fail=1
+	in_step stats bash test/suite-indexstats.sh || fail=1
+	if [[ ${BTJIT_MATRIX_PACKAGE:-1} != 0 ]]; then
+		in_step package bash test/suite-package.sh || fail=1
+	fi
 	return "$fail"
 }
 
@@ -150,6 +160,7 @@ one_version() {
 	chroot_run "$v" env BTJIT_SERVER_SOURCE=/build/pgsrc \
 		${BTJIT_MATRIX_DIFF_MINUTES:+BTJIT_MATRIX_DIFF_MINUTES=$BTJIT_MATRIX_DIFF_MINUTES} \
 		${BTJIT_DIFF_SEED:+BTJIT_DIFF_SEED=$BTJIT_DIFF_SEED} \
+		${BTJIT_MATRIX_PACKAGE:+BTJIT_MATRIX_PACKAGE=$BTJIT_MATRIX_PACKAGE} \
 		bash "$BTJIT_CHROOT_SRC/test/suite-versions.sh" --in-chroot </dev/null || rc=$?
 	mkdir -p "$out/$v"
 	cp -r "$BTJIT_CHROOT_TREE/test/results/." "$out/$v/" || true
@@ -221,7 +232,7 @@ row() {
 	printf '%-8s %-7s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %s\n' \
 		"$(get "$v" server_version | awk '{ print $1 }')" "$(get "$v" source_version | sed 's/-.*//')" \
 		"$status" "${patcher:--}" "$regress" "${off:--}" "${ver:--}" "${verified:--}" "${diff:--}" \
-		"$(rc_word "$v" status)/$(rc_word "$v" patcher)/$(rc_word "$v" regress)/$(rc_word "$v" server)/$(rc_word "$v" diff)"
+		"$(rc_word "$v" status)/$(rc_word "$v" patcher)/$(rc_word "$v" regress)/$(rc_word "$v" server)/$(rc_word "$v" diff)/$(rc_word "$v" stats)/$(rc_word "$v" package)"
 }
 
 t_all=$SECONDS
@@ -249,7 +260,7 @@ echo
 echo "=== version matrix (logs: test/results/versions/<major>/) ==="
 echo "server: off/verify = passed/tests of the server's suite (the suite of 'suite');"
 echo "verified = searches checked against the stock path in the verify run;"
-echo "diff = differential queries compared; steps = status/patcher/regress/server/diff"
+echo "diff = differential queries compared; steps = status/patcher/regress/server/diff/stats/package"
 printf '%-8s %-7s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %s\n' \
 	server suite "active, _bt_binsrch at" patcher regress "srv off" "srv verif" verified diff steps
 for v in $versions; do

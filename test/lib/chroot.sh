@@ -84,7 +84,8 @@ _BTJIT_CHROOT_MARKER=.btree_jit-chroot
 # (Debian builds with ICU), and the server-dev packages of 17 and 18 do not
 # pull it in.
 _BTJIT_CHROOT_COMMON_PKGS=(make gcc g++ libzydis-dev libicu-dev python3 valgrind gdb binutils
-	dpkg-dev bzip2 xz-utils diffutils procps util-linux)
+	dpkg-dev bzip2 xz-utils diffutils procps util-linux
+	debhelper postgresql-server-dev-all)
 
 declare -A _btjit_chroot_binds=()
 

@@ -154,6 +154,8 @@ typedef struct BtjitIndex
 	TimestampTz last_code_at;	/* 0: never received code */
 	bool		shared_catalog; /* counted under database 0 */
 	bool		stats_state_changed;	/* state not yet flushed */
+	bool		stats_hash_valid;	/* stats_hash computed */
+	uint32		stats_hash;		/* of its key in the shared hash */
 	BtjitIndexStats flushed;	/* counters as of the last flush */
 } BtjitIndex;
 

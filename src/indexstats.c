@@ -285,13 +285,21 @@ btjit_entry_add(BtjitStatsEntry *entry, const BtjitIndex *ix,
 	SpinLockRelease(&entry->mutex);
 }
 
-/* The key of ix in the shared hash. */
+/*
+ * The key of ix in the shared hash and its hash value, computed once per
+ * index and backend (the database of a backend does not change).
+ */
 static void
-btjit_index_key(const BtjitIndex *ix, BtjitStatsKey *key)
+btjit_index_key(BtjitIndex *ix, BtjitStatsKey *key)
 {
 	memset(key, 0, sizeof(*key));
 	key->dbid = ix->shared_catalog ? InvalidOid : MyDatabaseId;
 	key->indexrelid = ix->indexrelid;
+	if (!ix->stats_hash_valid)
+	{
+		ix->stats_hash = get_hash_value(btjit_stats_hash, key);
+		ix->stats_hash_valid = true;
+	}
 }
 
 /*
@@ -310,14 +318,23 @@ btjit_flush_index(BtjitIndex *ix, bool exclusive)
 		return true;
 
 	btjit_index_key(ix, &key);
-	entry = hash_search(btjit_stats_hash, &key, HASH_FIND, NULL);
-	if (entry == NULL)
+	if (!exclusive)
 	{
-		if (!exclusive)
+		entry = hash_search_with_hash_value(btjit_stats_hash, &key,
+											ix->stats_hash, HASH_FIND, NULL);
+		if (entry == NULL)
 			return false;
-		if (hash_get_num_entries(btjit_stats_hash) >= btjit_max_indexes)
+		btjit_entry_add(entry, ix, &delta, ix->stats_state_changed);
+	}
+	else
+	{
+		if (hash_get_num_entries(btjit_stats_hash) >= btjit_max_indexes &&
+			hash_search_with_hash_value(btjit_stats_hash, &key, ix->stats_hash,
+										HASH_FIND, NULL) == NULL)
 			btjit_stats_evict();
-		entry = hash_search(btjit_stats_hash, &key, HASH_ENTER_NULL, &found);
+		entry = hash_search_with_hash_value(btjit_stats_hash, &key,
+											ix->stats_hash, HASH_ENTER_NULL,
+											&found);
 		if (entry == NULL)
 			return true;		/* no room: only the totals count it */
 		if (!found)
@@ -329,10 +346,8 @@ btjit_flush_index(BtjitIndex *ix, bool exclusive)
 			entry->last_compile_ms = -1;
 		}
 		/* a new entry (also after a reset) learns the state at once */
-		btjit_entry_add(entry, ix, &delta, true);
+		btjit_entry_add(entry, ix, &delta, !found || ix->stats_state_changed);
 	}
-	else
-		btjit_entry_add(entry, ix, &delta, ix->stats_state_changed);
 
 	ix->flushed.jit_searches = ix->jit_searches;
 	ix->flushed.stock_searches = ix->stock_searches;

@@ -36,6 +36,15 @@ import sys
 SERVER_SEARCH = re.compile(r"^(_bt_compare|bt(int2|int4|int8|int24|int42|int28|int82|int48|int84|oid|bool|char)cmp|"
                            r"(date|time|timestamp|timestamptz)_cmp|timestamp_cmp_internal)('\d+)?$")
 MODULE = re.compile(r"^btjit_")
+# The B-tree comparison procedures a page search calls through fmgr (with
+# the JIT off, from _bt_compare), counted inclusive: their detoasting,
+# palloc/pfree copies and collation lookups are page-search cost as well.
+SEARCH_PROCS = re.compile(r"^(bt(int2|int4|int8|int24|int42|int28|int82|int48|int84|oid|bool|char|name|text|"
+                          r"float4|float8|float48|float84|nametext|textname|textpattern|bpcharpattern)cmp|"
+                          r"bpcharcmp|byteacmp|uuid_cmp|numeric_cmp|interval_cmp|network_cmp|enum_cmp|cash_cmp|"
+                          r"(date|time|timetz|timestamp|timestamptz)_cmp|"
+                          r"(date_cmp_timestamp|date_cmp_timestamptz|timestamp_cmp_date|timestamptz_cmp_date|"
+                          r"timestamp_cmp_timestamptz|timestamptz_cmp_timestamp))('\d+)?$")
 TOTAL = ("PROGRAM TOTALS", "")
 
 
@@ -111,6 +120,59 @@ def category(fn, obj, binsrch):
     if obj in ("", "???") or name.startswith("0x") and not obj.startswith(("postgres", "lib", "ld-")):
         return "page search, module"    # the compiled code: anonymous memory
     return None
+
+
+def annotate_inclusive(path):
+    """{(function, object): inclusive Ir} of one callgrind part, for the
+    comparison procedures (SEARCH_PROCS) only."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                         capture_output=True, text=True, check=True).stdout
+    costs = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+(\S.*)$", line)
+        if not m or line.lstrip().startswith("=>"):
+            continue
+        where = m.group(2)
+        obj = re.search(r"\[([^\]]*)\]\s*$", where)
+        if not obj or not os.path.basename(obj.group(1)).startswith("postgres"):
+            continue
+        fn = re.sub(r"\s*\[[^\]]*\]\s*$", "", where)
+        fn = fn.split(":", 1)[1] if ":" in fn else fn
+        if SEARCH_PROCS.match(fn):
+            key = (fn, os.path.basename(obj.group(1)))
+            costs[key] = costs.get(key, 0) + int(m.group(1).replace(",", ""))
+    return costs
+
+
+def part_search_costs(path, binsrch, inclusive=True):
+    """What the page search costs in one part: (search, fc2c).  search is the
+    self cost of _bt_binsrch, _bt_compare and the module's own code plus, with
+    inclusive, the comparison procedures' inclusive cost; fc2c is
+    FunctionCall2Coll's self cost (the page search's share of it is the
+    difference between the JIT off and on)."""
+    search = fc2c = 0
+    for (fn, obj), v in annotate(path).items():
+        if (fn, obj) == TOTAL:
+            continue
+        name = fn.split("'")[0]
+        if obj.startswith("postgres") and name == "FunctionCall2Coll":
+            fc2c += v
+        elif obj.startswith("postgres") and (SEARCH_PROCS.match(fn) or name == "timestamp_cmp_internal"):
+            continue            # counted inclusive below
+        elif (obj.startswith("postgres") and name == "_bt_compare") or \
+                category(fn, obj, binsrch) in ("page search, server", "page search, module"):
+            search += v
+    if inclusive:
+        search += sum(annotate_inclusive(path).values())
+    return search, fc2c
+
+
+def ceiling(off_total, off_search, off_fc2c, on_fc2c):
+    """The ratio off/on if the page search cost nothing (per unit figures)."""
+    removable = off_search + max(off_fc2c - on_fc2c, 0)
+    if off_total - removable <= 0:
+        return None
+    return off_total / (off_total - removable)
 
 
 def per_unit(parts, n):

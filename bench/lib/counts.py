@@ -29,6 +29,7 @@ import shutil
 import threading
 import time
 
+import breakdown
 import harness as h
 import report
 from cluster import MOD, cluster_start, cluster_stop, module_fingerprint, note_fingerprint, with_module_note
@@ -136,6 +137,7 @@ class CountJob:
     def __init__(self, items, arm, marked, which=None, n=None):
         self.items, self.arm, self.marked, self.which, self.n = items, arm, marked, which, n
         self.parts = None          # marked: per-part counts
+        self.search = {}           # marked: part -> (page search, FunctionCall2Coll) Ir
         self.count = None          # unmarked: the whole run
         self.cycles = None
         self.seconds = None
@@ -165,7 +167,16 @@ def run_count_job(job, datadir, workdir, counter, n_of):
         w, q = job.items[0]
         stmts = count_statements(w, q, job.n if job.which == "N" else 0, checks)
     fp = module_fingerprint()
-    res = single_user_run(single_user_text(stmts), job.tag(), datadir, workdir, counter, job.arm, marked=job.marked)
+    hook = None
+    if job.marked and counter == "callgrind" and MOD.loaded and job.arm in ("off", "on"):
+        # the ceiling: what the page search costs in the measured parts
+        # (4k+1..4k+3) of the off arm, and FunctionCall2Coll in both
+        def hook(i, path):
+            if i % 4 != 0 and i < 4 * len(job.items):
+                job.search[i] = breakdown.part_search_costs(path, BINSRCH_RANGE[0],
+                                                            inclusive=job.arm == "off")
+    res = single_user_run(single_user_text(stmts), job.tag(), datadir, workdir, counter, job.arm,
+                          marked=job.marked, part_hook=hook)
     job.seconds, job.error, job.cycles = res["seconds"], res["error"], res["cycles"]
     if job.error:
         return job
@@ -380,6 +391,7 @@ def run_counts(work, counter, n_of, jobs_n, stock_names):
     os.makedirs(workdir, exist_ok=True)
     if os.geteuid() == 0:
         shutil.chown(workdir, OS_USER, OS_USER)
+    BINSRCH_RANGE[0] = find_binsrch_range()
     psql("CHECKPOINT")
     cluster_stop()
     cr = CountRun(jobs, workdir, counter, n_of, marked)
@@ -397,11 +409,27 @@ def run_counts(work, counter, n_of, jobs_n, stock_names):
     return jobs
 
 
+# _bt_binsrch's address range in the server (from btree_jit_status()'s
+# evidence), for the ceiling's breakdown of callgrind parts
+BINSRCH_RANGE = [None]
+
+
+def find_binsrch_range():
+    """Read _bt_binsrch's extent while the cluster runs (None if unknown)."""
+    ev = psql("SELECT evidence FROM btree_jit_status()", check=False) if MOD.loaded else ""
+    m = re.search(r"_bt_binsrch=postgres\+0x([0-9a-f]+) size 0x([0-9a-f]+)", ev or "")
+    if not m:
+        return None
+    lo = int(m.group(1), 16)
+    return (lo, lo + int(m.group(2), 16))
+
+
 class ArmCount:
     """Per (workload, query, arm): the per-unit figure and what backs it."""
 
     def __init__(self, jobs, w, q, arm, n):
         self.n = n
+        self.search = self.fc2c = None
         self.check = self.other_check = None
         self.other_is_before = False
         self.cycles = None
@@ -411,6 +439,11 @@ class ArmCount:
             k = [i for i, (ww, qq) in enumerate(job.items) if ww is w and qq is q][0]
             p = job.parts
             base_a, self.count_n, base_b = p[4 * k + 1], p[4 * k + 2], p[4 * k + 3]
+            sp = [job.search.get(4 * k + i) for i in (1, 2, 3)]
+            if None not in sp:
+                # per unit, the same subtraction as the count's
+                self.search = (sp[1][0] - (sp[0][0] + sp[2][0]) / 2.0) / float(n)
+                self.fc2c = (sp[1][1] - (sp[0][1] + sp[2][1]) / 2.0) / float(n)
             self.base = (base_a + base_b) / 2.0
             self.base_spread = abs(base_a - base_b)
             self.check = job.checks.get("btjitcheck_%d" % k)
@@ -486,9 +519,15 @@ def count_rows(work, jobs, counter, n_of):
                 detail("COUNT %s/%s %s: N=%d count(N)=%d baseline=%.0f baseline spread=%s per-unit=%.1f"
                        % (w.name, q.name, arm, n, a.count_n, a.base, a.base_spread, a.per_unit))
             notes.append(jit_note_single_user(w, q, arms))
+            ceil = None
+            if off.search is not None and on.fc2c is not None:
+                ceil = breakdown.ceiling(off.per_unit, off.search, off.fc2c, on.fc2c)
+                detail("CEILING %s/%s: off %.1f/unit, page search %.1f, FunctionCall2Coll off %.1f on %.1f -> %s"
+                       % (w.name, q.name, off.per_unit, off.search, off.fc2c, on.fc2c, ceil))
             rows.append(report.row(w.name, "instructions/%s %s" % (unit, q.name), "instructions",
                                    off.per_unit, on.per_unit, report.ratio(off.per_unit, on.per_unit),
-                                   target=w.getfloat("target"), notes=with_module_note(notes)))
+                                   target=w.getfloat("target"), notes=with_module_note(notes),
+                                   ceiling=ceil))
             if "stock" in arms:
                 st = arms["stock"]
                 rows.append(report.row(w.name, "instructions/%s %s: no module vs on" % (unit, q.name), "instructions",

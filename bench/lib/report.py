@@ -5,7 +5,8 @@ A row is a dict:
   off, on (numbers or None), unit (of off/on), ratio (">1 = better with the
   JIT": off/on for instructions and latency, on/off for throughput),
   rmin, rmax (spread of per-round ratios, timing rows), target (ratio the
-  project must reach, or None), notes (short text).
+  project must reach, or None), ceiling (instruction rows under callgrind:
+  the ratio if the page search cost nothing), notes (short text).
 """
 
 import csv
@@ -17,10 +18,11 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
-def row(workload, metric, kind, off, on, ratio, unit="", rmin=None, rmax=None, target=None, notes=""):
+def row(workload, metric, kind, off, on, ratio, unit="", rmin=None, rmax=None, target=None, notes="",
+        ceiling=None):
     """One row of the table (see above)."""
     return dict(workload=workload, metric=metric, kind=kind, unit=unit, off=off, on=on, ratio=ratio,
-                rmin=rmin, rmax=rmax, target=target, notes=notes)
+                rmin=rmin, rmax=rmax, target=target, notes=notes, ceiling=ceiling)
 
 
 def ratio(a, b):
@@ -64,7 +66,7 @@ def verdict(row):
     return "meets" if r >= t else "BELOW"
 
 
-COLUMNS = ["workload", "metric", "off", "on", "ratio", "spread", "target", "notes"]
+COLUMNS = ["workload", "metric", "off", "on", "ratio", "ceiling", "spread", "target", "notes"]
 
 
 def text_table(rows):
@@ -78,13 +80,14 @@ def text_table(rows):
             target = ">={:.2f}x {}".format(r["target"], verdict(r))
         unit = r.get("unit") or ""
         metric = r["metric"] + (" [%s]" % unit if unit else "")
+        ceil = "" if r.get("ceiling") is None else fmt_ratio(r["ceiling"])
         cells.append([r["workload"], metric, fmt_num(r.get("off")), fmt_num(r.get("on")),
-                      fmt_ratio(r.get("ratio")), spread, target, r.get("notes", "")])
+                      fmt_ratio(r.get("ratio")), ceil, spread, target, r.get("notes", "")])
     widths = [len(c) for c in COLUMNS]
     for row in cells:
         for i, c in enumerate(row[:-1]):
             widths[i] = max(widths[i], len(c))
-    right = {2, 3, 4}
+    right = {2, 3, 4, 5}
     lines = []
 
     def line(vals):
@@ -112,13 +115,14 @@ def text_table(rows):
 def write_csv(rows, path):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["workload", "metric", "kind", "unit", "off", "on", "ratio",
+        w.writerow(["workload", "metric", "kind", "unit", "off", "on", "ratio", "ceiling",
                     "ratio_min", "ratio_max", "target", "verdict", "notes"])
         for r in rows:
             w.writerow([r["workload"], r["metric"], r["kind"], r.get("unit", ""),
                         "" if r.get("off") is None else r["off"],
                         "" if r.get("on") is None else r["on"],
                         "" if r.get("ratio") is None else "%.4f" % r["ratio"],
+                        "" if r.get("ceiling") is None else "%.4f" % r["ceiling"],
                         "" if r.get("rmin") is None else "%.4f" % r["rmin"],
                         "" if r.get("rmax") is None else "%.4f" % r["rmax"],
                         "" if r.get("target") is None else r["target"],

@@ -90,11 +90,12 @@ def callgrind_ir(path):
     return None
 
 
-def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False):
+def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False, part_hook=None):
     """One `postgres --single` run of script text, counted with counter
     ('callgrind', 'perf', 'valgrind-none' or 'native').  Returns a dict:
     count (whole run), parts (callgrind with markers: count per part, in
-    order), cycles, seconds, output, error."""
+    order), cycles, seconds, output, error.  part_hook(i, path), if given,
+    sees each callgrind part (0-based i) before it is moved or removed."""
     script = os.path.join(workdir, tag + ".sql")
     with open(script, "w") as f:
         f.write(text)
@@ -146,6 +147,8 @@ def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False):
         paths = [os.path.join(workdir, f) for _, f in files] + [cg]
         parts = []
         for path in paths:
+            if part_hook is not None:
+                part_hook(len(parts), path)
             parts.append(callgrind_ir(path))
             if h.KEEP_PROFILES:
                 shutil.move(path, os.path.join(h.KEEP_PROFILES, "%s.part%d" % (tag, len(parts))))

@@ -1,0 +1,37 @@
+-- bench/workloads/probe_email.sql - varchar e-mail primary key (database collation C) (issue 12): equality
+-- probes into a 1,000,000-row primary key through an index nested loop, in
+-- random key order: LATERAL ... LIMIT 1 over keys that are all present, and
+-- a plain join over keys drawn again, a quarter of them absent.  {N} is the
+-- number of probes (the first N rows of the probe table).
+--
+-- @title varchar e-mail primary key (database collation C), 1M rows: 200k nested-loop equality probes (LATERAL LIMIT 1; join, 1/4 absent)
+-- @kind sql
+-- @uses data_email
+-- @index tem_pkey
+-- @unit probe
+-- @n_full 200000
+-- @n_timing 200000
+-- @n_callgrind 10000
+-- @target 1.25
+
+-- @section session
+SET jit = off;
+SET enable_memoize = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SET enable_bitmapscan = off;
+SELECT pg_prewarm('tem'), pg_prewarm('tem_pkey'), pg_prewarm('tem_pl'), pg_prewarm('tem_pj');
+
+-- @section warmup
+SELECT count(*) FROM (SELECT k FROM tem_pl LIMIT 100) p JOIN tem ON tem.id = p.k;
+
+-- @query lateral LATERAL ... LIMIT 1 nested loop, keys all present
+SELECT count(*), sum(x.v)
+  FROM (SELECT k FROM tem_pl LIMIT {N}) p
+  CROSS JOIN LATERAL (SELECT v FROM tem WHERE tem.id = p.k LIMIT 1) x;
+
+-- @query join plain join, index nested loop, a quarter of the keys absent
+SELECT count(*), sum(tem.v)
+  FROM (SELECT k FROM tem_pj LIMIT {N}) p
+  JOIN tem ON tem.id = p.k;

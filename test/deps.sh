@@ -29,7 +29,7 @@ plain_pkgs=(
 	linux-perf                 # instruction counts in benchmarks
 	python3                    # test and bench helpers
 	util-linux                 # runuser: clusters run as the postgres user
-	debhelper                  # the Debian package (test/suite-package.sh)
+	debhelper build-essential  # the Debian package (test/suite-package.sh)
 )
 
 # installed_version PKG -> version if installed ("ii"), else empty

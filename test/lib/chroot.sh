@@ -85,7 +85,7 @@ _BTJIT_CHROOT_MARKER=.btree_jit-chroot
 # pull it in.
 _BTJIT_CHROOT_COMMON_PKGS=(make gcc g++ libzydis-dev libicu-dev python3 valgrind gdb binutils
 	dpkg-dev bzip2 xz-utils diffutils procps util-linux
-	debhelper postgresql-server-dev-all)
+	build-essential debhelper postgresql-server-dev-all)
 
 declare -A _btjit_chroot_binds=()
 

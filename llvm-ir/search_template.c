@@ -52,8 +52,12 @@ typedef struct BtjitArg
 								 * endian */
 	uint64		value2;			/* uuid: last 8 bytes, big endian */
 	double		fvalue;			/* float kinds, widened */
-	const char *ptr;			/* byte-string kinds: the bytes compared */
+	const char *ptr;			/* byte-string kinds: the bytes compared;
+								 * numeric: its digits */
 	int32		len;			/* ... and their number */
+	int32		weight;			/* numeric: weight of the first digit */
+	uint16		nheader;		/* numeric: n_header (special values) */
+	bool		negative;		/* numeric: sign */
 	bool		ok;				/* the inline comparison applies */
 	bool		diff;			/* the proc returns a difference */
 } BtjitArg;
@@ -259,6 +263,163 @@ btjit_float_cmp(double a, double b)
 }
 
 /*
+ * numeric, read in place.  The stored form (numeric.c's NumericShort and
+ * NumericLong, after the varlena header): a uint16 n_header whose top two
+ * bits say short (10), long (00 positive, 01 negative) or special (11: NaN
+ * 0xC000, +Infinity 0xD000, -Infinity 0xF000, no digits); a short header
+ * holds the sign (0x2000) and a 7-bit weight (sign 0x0040); a long one is
+ * followed by an int16 weight; then base-10000 int16 digits, the first of
+ * weight "weight".  Values are often at odd addresses (1-byte varlena
+ * headers), so every field is read with memcpy.  The comparison is
+ * cmp_numerics' exactly, without the detoasted copies numeric_cmp makes.
+ */
+#define BTJIT_NUMERIC_NAN	0xC000
+#define BTJIT_NUMERIC_PINF	0xD000
+#define BTJIT_NUMERIC_NINF	0xF000
+
+static inline __attribute__((always_inline)) uint16
+btjit_load16(const char *p)
+{
+	uint16		v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Decode a numeric's bytes (after the varlena header) into a. */
+static inline __attribute__((always_inline)) void
+btjit_numeric_decode(const char *data, int32 len, BtjitArg *a)
+{
+	uint16		h = btjit_load16(data);
+
+	a->nheader = h;
+	if ((h & 0xC000) == 0xC000)
+	{
+		/* special: compared by n_header alone */
+		a->ptr = data;
+		a->len = 0;
+		a->negative = false;
+		a->weight = 0;
+	}
+	else if (h & 0x8000)
+	{
+		a->negative = (h & 0x2000) != 0;
+		a->weight = (int32) ((h & 0x0040) ? (~0x003F | (h & 0x003F)) : (h & 0x003F));
+		a->ptr = data + sizeof(uint16);
+		a->len = (len - (int32) sizeof(uint16)) / (int32) sizeof(int16);
+	}
+	else
+	{
+		a->negative = (h & 0xC000) == 0x4000;
+		a->weight = (int16) btjit_load16(data + sizeof(uint16));
+		a->ptr = data + 2 * sizeof(uint16);
+		a->len = (len - 2 * (int32) sizeof(uint16)) / (int32) sizeof(int16);
+	}
+}
+
+/* cmp_abs_common over digit arrays read in place */
+static __attribute__((noinline)) int
+btjit_numeric_cmp_abs(const char *d1, int32 n1, int32 w1,
+					  const char *d2, int32 n2, int32 w2)
+{
+	int32		i1 = 0;
+	int32		i2 = 0;
+
+	/* digits of one before the first weight the other has */
+	while (w1 > w2 && i1 < n1)
+	{
+		if (btjit_load16(d1 + 2 * i1++) != 0)
+			return 1;
+		w1--;
+	}
+	while (w2 > w1 && i2 < n2)
+	{
+		if (btjit_load16(d2 + 2 * i2++) != 0)
+			return -1;
+		w2--;
+	}
+	if (w1 == w2)
+	{
+		while (i1 < n1 && i2 < n2)
+		{
+			int16		x = (int16) btjit_load16(d1 + 2 * i1++);
+			int16		y = (int16) btjit_load16(d2 + 2 * i2++);
+
+			if (x != y)
+				return x > y ? 1 : -1;
+		}
+	}
+	/* the longer one is larger if any of its remaining digits is not 0 */
+	while (i1 < n1)
+		if (btjit_load16(d1 + 2 * i1++) != 0)
+			return 1;
+	while (i2 < n2)
+		if (btjit_load16(d2 + 2 * i2++) != 0)
+			return -1;
+	return 0;
+}
+
+/* cmp_numerics(stored, argument), both decoded */
+static inline __attribute__((always_inline)) int
+btjit_numeric_cmp(const BtjitArg *x, const BtjitArg *y)
+{
+	bool		xspecial = (x->nheader & 0xC000) == 0xC000;
+	bool		yspecial = (y->nheader & 0xC000) == 0xC000;
+
+	if (unlikely(xspecial))
+	{
+		if (x->nheader == BTJIT_NUMERIC_NAN)
+			return y->nheader == BTJIT_NUMERIC_NAN ? 0 : 1;
+		if (x->nheader == BTJIT_NUMERIC_PINF)
+		{
+			if (y->nheader == BTJIT_NUMERIC_NAN)
+				return -1;
+			return y->nheader == BTJIT_NUMERIC_PINF ? 0 : 1;
+		}
+		/* -Infinity */
+		return y->nheader == BTJIT_NUMERIC_NINF ? 0 : -1;
+	}
+	if (unlikely(yspecial))
+		return y->nheader == BTJIT_NUMERIC_NINF ? 1 : -1;
+
+	/* cmp_var_common: zero has no digits, whatever its sign bit */
+	if (x->len == 0)
+	{
+		if (y->len == 0)
+			return 0;
+		return y->negative ? 1 : -1;
+	}
+	if (y->len == 0)
+		return x->negative ? -1 : 1;
+	if (!x->negative)
+	{
+		if (y->negative)
+			return 1;
+		return btjit_numeric_cmp_abs(x->ptr, x->len, x->weight,
+									 y->ptr, y->len, y->weight);
+	}
+	if (!y->negative)
+		return -1;
+	return btjit_numeric_cmp_abs(y->ptr, y->len, y->weight,
+								 x->ptr, x->len, x->weight);
+}
+
+/* cmp_numerics(stored at ptr, argument), or false for a compressed value */
+static inline __attribute__((always_inline)) bool
+btjit_numeric_exact(const char *ptr, const BtjitArg *a, int32 *c)
+{
+	const char *data;
+	int32		len;
+	BtjitArg	stored;
+
+	if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
+		return false;
+	btjit_numeric_decode(data, len, &stored);
+	*c = btjit_numeric_cmp(&stored, a);
+	return true;
+}
+
+/*
  * Whether the server compares in byte order under this scankey collation,
  * as far as the shape knows (see BTJIT_COLL_*).
  */
@@ -399,6 +560,20 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 		{
 			lo = btjit_load_be64(ptr + 8);
 			c = (lo > a->value2) - (lo < a->value2);
+		}
+	}
+	else if (col->kind == BTJIT_KIND_NUMERIC)
+	{
+		const char *data;
+		int32		len;
+		BtjitArg	stored;
+
+		if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
+			c = btjit_call_sign(i, k, ptr); /* compressed: the proc's job */
+		else
+		{
+			btjit_numeric_decode(data, len, &stored);
+			c = btjit_numeric_cmp(&stored, a);
 		}
 	}
 	else
@@ -791,6 +966,18 @@ btjit_decode_arg(const BtjitColumnShape *col, ScanKey sk, int argkind)
 			a.ptr = DatumGetPointer(d);
 			a.len = btjit_strnlen(a.ptr, NAMEDATALEN);
 			break;
+		case BTJIT_KIND_NUMERIC:
+			{
+				const char *data;
+				int32		len;
+
+				/* a compressed or toasted argument: the proc's job */
+				if (!btjit_varlena_plain(DatumGetPointer(d), &data, &len))
+					a.ok = false;
+				else
+					btjit_numeric_decode(data, len, &a);
+			}
+			break;
 		default:
 			a.ok = false;
 			break;
@@ -1020,6 +1207,11 @@ btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 
 		memcpy(&f, ptr, sizeof(f));
 		c = btjit_float_cmp(f, a->fvalue);
+	}
+	else if (!k->argcall[i] && col->kind == BTJIT_KIND_NUMERIC &&
+			 btjit_numeric_exact(ptr, a, &c))
+	{
+		/* numeric_cmp returns cmp_numerics' -1, 0 or 1 */
 	}
 	else if (!btjit_call_proc(&k->key->scankeys[i],
 							  fetch_att(ptr, col->attbyval, col->attlen), &c))

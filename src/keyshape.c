@@ -80,6 +80,8 @@ static const BtjitProcInfo btjit_procs[] = {
 	/* name (stored as cstring by name_ops): strncmp, or varstr_cmp */
 	{F_BTNAMECMP, BTJIT_KIND_CSTRING, BTJIT_KIND_NAME, true, "name"},
 	{F_BTNAMETEXTCMP, BTJIT_KIND_CSTRING, BTJIT_KIND_VARBYTES, true, "name"},
+	/* numeric_ops has no cross-type members */
+	{F_NUMERIC_CMP, BTJIT_KIND_NUMERIC, BTJIT_KIND_NUMERIC, false, "numeric"},
 };
 
 static const BtjitProcInfo *
@@ -116,6 +118,7 @@ btjit_kind_storage_ok(BtjitValueKind kind, Form_pg_attribute att)
 			return !att->attbyval && att->attlen == 16;
 		case BTJIT_KIND_VARBYTES:
 		case BTJIT_KIND_BPCHAR:
+		case BTJIT_KIND_NUMERIC:
 			return !att->attbyval && att->attlen == -1;
 		case BTJIT_KIND_CSTRING:
 			/* name_ops stores a cstring; a name column would be 64 bytes */

@@ -49,6 +49,7 @@ typedef enum BtjitValueKind
 	BTJIT_KIND_BPCHAR,			/* varlena, likewise after trailing blanks */
 	BTJIT_KIND_CSTRING,			/* stored name: NUL-terminated, byte order */
 	BTJIT_KIND_NAME,			/* argument only: a Name, byte order */
+	BTJIT_KIND_NUMERIC,			/* numeric, read in place (cmp_numerics) */
 	BTJIT_KIND_CALL				/* the scankey's proc is called */
 } BtjitValueKind;
 

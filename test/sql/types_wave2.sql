@@ -145,10 +145,23 @@ SELECT * FROM wave2_checks('timestamp',
                            '''2000-01-01''::timestamp + (i * 7919 % 100000) * interval ''1 hour''',
                            '{infinity, -infinity, 2000-01-01}', '{date}', '', 4000);
 
--- ---- called: numeric (NaN, infinities), interval, inet, enum, arrays,
--- records, jsonb, money, macaddr, ranges
+-- ---- inline: numeric, read in place (short and long headers, NaN and the
+-- infinities, zero of every scale and sign, equal values of different
+-- scales, weights beyond the short format's, digits after 8 or more equal
+-- ones, and values long enough to be compressed in the index, which the
+-- compiled code hands to numeric_cmp)
 SELECT * FROM wave2_checks('numeric', '((i * 7919) % 20011 - 10000) / 7.0',
                            '{NaN, Infinity, -Infinity, 0, -0.0000001}');
+SELECT * FROM wave2_checks('numeric',
+                           'CASE i % 5 WHEN 0 THEN (i % 50)::numeric WHEN 1 THEN round((i % 50)::numeric, 3)
+                                       WHEN 2 THEN (i % 50) * 1e70 WHEN 3 THEN -(i % 50) * 1e-70
+                                       ELSE 123456789.123456789 + (i % 50) * 1e-9 END',
+                           '{1e300, -1e300, 1e-300, 0.000, -0.0, 1.0000000000000000001, 10000, 9999.9999, NaN, -Infinity}');
+SELECT * FROM wave2_checks('numeric', 'repeat(((i % 9) + 1)::text, 1500 + i % 7)::numeric',
+                           '{0, NaN, 1e1499}', '{}', '', 400);
+
+-- ---- called: interval, inet, enum, arrays, records, jsonb, money,
+-- macaddr, ranges
 SELECT * FROM wave2_checks('interval', '(i % 5000) * interval ''1 hour 3 sec''',
                            '{"-178000000 years", "178000000 years", "0", "1 mon", "30 days"}');
 SELECT * FROM wave2_checks('inet',

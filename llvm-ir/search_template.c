@@ -85,12 +85,15 @@ int			btjit_search(void *scankey, const char *page);
 uint16		btjit_entry(void *rel, void *scankey, int buf, uint64 *counters);
 int32		btjit_compare_entry(void *rel, void *scankey, const char *page,
 								uint32 offnum, uint64 *counters);
+uint16		btjit_insert_entry(void *rel, void *insertstate, uint64 *counters);
 
 /* In the module: run the stock path for a declined search or compare. */
 extern uint16 btjit_declined(void *rel, void *scankey, int buf,
 							 uint64 *counters);
 extern int32 btjit_compare_declined(void *rel, void *scankey, const char *page,
 									uint32 offnum, uint64 *counters);
+extern uint16 btjit_insert_declined(void *rel, void *insertstate,
+									uint64 *counters);
 
 /*
  * A stored value widened to int64 the way the comparison proc sees it:
@@ -1310,4 +1313,194 @@ btjit_compare_entry(void *rel, void *scankey, const char *page, uint32 offnum,
 		return result;
 	}
 	return btjit_compare_declined(rel, scankey, page, offnum, counters);
+}
+
+/*
+ * ---- The insertion search: _bt_binsrch_insert ----
+ *
+ * _bt_binsrch_insert(rel, insertstate) searches the leaf page an insertion
+ * goes to, for the first item >= the insertion scankey, and caches the
+ * bounds of the search in insertstate (low, and stricthigh: the first item
+ * known to be strictly greater) so that a second call on the same page
+ * (after a unique check, say) restarts from them.  The compiled version
+ * reproduces that, probe for probe, with the scankey decoded once instead
+ * of once per _bt_compare call.
+ *
+ * One case is left to the stock function: a comparison that comes out
+ * equal while the scankey carries a heap TID, which means the new tuple's
+ * TID falls inside a posting list (the caller must split it; the stock
+ * function finds the position in the list, and raises the corruption error
+ * when that happens twice).  The compiled search then declines before it
+ * has written anything, so the stock function sees exactly the
+ * insertstate it would have seen, and the result is its own.
+ */
+
+/*
+ * _bt_compare's sign for a plain leaf tuple (no NULLs, every attribute, a
+ * heap TID of its own) against a scankey without NULLs or called columns.
+ */
+static inline __attribute__((always_inline)) int
+btjit_sign_leafplain(const BtjitKey *k, IndexTuple itup, bool full)
+{
+	int			keysz = full ? SHAPE.nkeys : k->keysz;
+	const char *data = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
+	uint32		off = 0;
+
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+	{
+		const BtjitColumnShape *col = &SHAPE.cols[i];
+		const char *ptr;
+
+		if (i >= SHAPE.nkeys || i >= keysz)
+			break;
+		off = btjit_att_start(col, data, off);
+		ptr = data + off;
+		if (BTJIT_KIND_IS_INT(col->kind))
+		{
+			int64		value = btjit_stored_value(ptr, col->kind);
+			int64		arg = k->arg[i].value;
+
+			if (value != arg)
+				return (col->desc ? value > arg : arg > value) ? 1 : -1;
+		}
+		else
+		{
+			/* BTJIT_SIGN_DECLINE (a called proc returned NULL) included */
+			int			sign = btjit_attr_sign(i, k, ptr, false);
+
+			if (sign != 0)
+				return sign;
+		}
+		if (i + 1 < SHAPE.nkeys)
+			off = btjit_att_end(col, ptr, off);
+	}
+	/* every key attribute present and equal: the heap TID decides */
+	if (k->scantid == NULL)
+		return 0;
+	return btjit_tid_compare(k->scantid, &itup->t_tid);
+}
+
+/*
+ * The search loop of _bt_binsrch_insert over [low, high), with its bounds
+ * cached in state on success.  general: the scankey has NULLs or columns
+ * whose proc is called; full: it covers every key column.
+ */
+static inline __attribute__((always_inline)) int
+btjit_insert_loop(const BtjitKey *k, BTInsertState state, const char *page,
+				  uint32 low, uint32 high, bool general, bool full)
+{
+	uint32		stricthigh = high;
+
+	while (high > low)
+	{
+		uint32		mid = low + ((high - low) >> 1);
+		ItemId		iid = PageGetItemId((Page) page, mid);
+		IndexTuple	itup = (IndexTuple) (page + ItemIdGetOffset(iid));
+		int			result;
+
+		if (!general &&
+			likely((itup->t_info & (INDEX_NULL_MASK | INDEX_ALT_TID_MASK)) == 0))
+			result = btjit_sign_leafplain(k, itup, full);
+		else
+			result = btjit_compare_general(k, itup);
+		if (unlikely(result == BTJIT_SIGN_DECLINE))
+			return BTJIT_DECLINE;
+
+		/* the scankey's heap TID is inside a posting list: stock path */
+		if (unlikely(result == 0 && k->scantid != NULL))
+			return BTJIT_DECLINE;
+		if (result >= 1)
+			low = mid + 1;
+		else
+		{
+			high = mid;
+			if (result != 0)
+				stricthigh = high;
+		}
+	}
+	state->low = (OffsetNumber) low;
+	state->stricthigh = (OffsetNumber) stricthigh;
+	state->bounds_valid = true;
+	return low;
+}
+
+static __attribute__((noinline)) int btjit_insert_search_general(BTInsertState state,
+																 const char *page);
+
+/*
+ * What _bt_binsrch_insert returns for this insertstate and its (leaf)
+ * page, with insertstate's bounds updated as it updates them; or
+ * BTJIT_DECLINE, with insertstate untouched.
+ */
+static inline __attribute__((always_inline)) int
+btjit_insert_search_impl(BTInsertState state, const char *page, bool general)
+{
+	BTScanInsert key = state->itup_key;
+	BTPageOpaque opaque = BTPageGetOpaque((Page) page);
+	BtjitKey	k;
+	bool		needgeneral = false;
+	uint32		low,
+				high;
+
+	/* only what the server ever passes: a leaf, !nextkey, no posting yet */
+	if (!P_ISLEAF(opaque) || key->nextkey || state->postingoff != 0)
+		return BTJIT_DECLINE;
+	if (!btjit_decode_key(key, &k, general, &needgeneral))
+		return needgeneral ? btjit_insert_search_general(state, page) : BTJIT_DECLINE;
+
+	if (!state->bounds_valid)
+	{
+		low = P_FIRSTDATAKEY(opaque);
+		high = PageGetMaxOffsetNumber((Page) page);
+	}
+	else
+	{
+		low = state->low;
+		high = state->stricthigh;
+	}
+	if (unlikely(high < low))
+	{
+		/* nothing to search: the bounds cannot be reused */
+		state->low = InvalidOffsetNumber;
+		state->stricthigh = InvalidOffsetNumber;
+		state->bounds_valid = false;
+		return low;
+	}
+	/* a fresh search's high starts one past the last item */
+	if (!state->bounds_valid)
+		high++;
+
+	if (general)
+		return btjit_insert_loop(&k, state, page, low, high, true, false);
+	if (k.keysz == SHAPE.nkeys)
+		return btjit_insert_loop(&k, state, page, low, high, false, true);
+	return btjit_insert_loop(&k, state, page, low, high, false, false);
+}
+
+static __attribute__((noinline)) int
+btjit_insert_search_general(BTInsertState state, const char *page)
+{
+	return btjit_insert_search_impl(state, page, true);
+}
+
+/*
+ * Fused entry for the redirected _bt_binsrch_insert (BtjitInsertEntryFn):
+ * counts in counters[0], hands declined calls to btjit_insert_declined.
+ */
+uint16
+btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
+{
+	BTInsertState state = (BTInsertState) insertstate;
+	int			result;
+
+	result = btjit_insert_search_impl(state,
+									  (const char *) BufferGetPage(state->buf),
+									  false);
+	if (likely(result != BTJIT_DECLINE))
+	{
+		counters[0]++;
+		return (uint16) result;
+	}
+	return btjit_insert_declined(rel, insertstate, counters);
 }

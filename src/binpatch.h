@@ -42,6 +42,8 @@ typedef struct BtjitLocation
 	uintptr_t	load_bias;		/* where the binary is mapped */
 	uintptr_t	compare;		/* exported _bt_compare, or 0 */
 	size_t		compare_size;	/* its length, from its FDE */
+	uintptr_t	binsrch_insert; /* exported _bt_binsrch_insert, or 0 */
+	size_t		binsrch_insert_size;	/* its length, from its FDE */
 	char		binary_path[256];	/* what /proc/self/exe pointed to */
 	char		build_id[64];	/* GNU build-id, hex, or "" if none */
 	char		evidence[1024]; /* human-readable summary of the proof */

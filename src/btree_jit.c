@@ -288,12 +288,33 @@ btjit_install_redirect(void)
 				(errmsg("btree_jit: _bt_compare not redirected: %s",
 						loc->compare != 0 ? why : "its extent is unknown"),
 				 errdetail("Page searches use compiled code; other comparisons use the server's own.")));
+
+	/*
+	 * _bt_binsrch_insert is exported too, and its callers in the server
+	 * (_bt_findinsertloc, _bt_check_unique) call the exported entry: the
+	 * leaf search of every insertion then runs compiled code.
+	 */
+	if (loc->binsrch_insert != 0 &&
+		btjit_detour_install((void *) loc->binsrch_insert,
+							 loc->binsrch_insert_size,
+							 (void *) btjit_dispatch_insert,
+							 &btjit_module.insert_detour, why, sizeof(why)))
+	{
+		btjit_module.stock_insert = (BtjitBinsrchInsertFn) btjit_module.insert_detour.stock;
+		btjit_module.insert_active = true;
+	}
+	else
+		ereport(LOG,
+				(errmsg("btree_jit: _bt_binsrch_insert not redirected: %s",
+						loc->binsrch_insert != 0 ? why : "its extent is unknown"),
+				 errdetail("Insertions search their leaf page with the server's own code.")));
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
-			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s",
+			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s%s",
 			 loc->binary_path,
 			 (unsigned long) (loc->binsrch - loc->load_bias),
 			 loc->ncallsites, btjit_module.detour.description,
-			 btjit_module.compare_active ? "; _bt_compare redirected" : "");
+			 btjit_module.compare_active ? "; _bt_compare redirected" : "",
+			 btjit_module.insert_active ? "; _bt_binsrch_insert redirected" : "");
 	ereport(LOG,
 			(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
 					PG_VERSION, btjit_module.reason),

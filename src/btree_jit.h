@@ -73,6 +73,8 @@ typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
 										Buffer buf);
 typedef int32 (*BtjitCompareFn) (Relation rel, BTScanInsert key, Page page,
 								 OffsetNumber offnum);
+typedef OffsetNumber (*BtjitBinsrchInsertFn) (Relation rel,
+											  BTInsertState insertstate);
 
 typedef struct BtjitModuleState
 {
@@ -84,6 +86,9 @@ typedef struct BtjitModuleState
 	bool		compare_active; /* _bt_compare redirected too */
 	BtjitDetour compare_detour;
 	BtjitCompareFn stock_compare;	/* the original _bt_compare */
+	bool		insert_active;	/* _bt_binsrch_insert redirected too */
+	BtjitDetour insert_detour;
+	BtjitBinsrchInsertFn stock_insert;	/* the original _bt_binsrch_insert */
 } BtjitModuleState;
 
 extern BtjitModuleState btjit_module;
@@ -92,11 +97,15 @@ extern BtjitModuleState btjit_module;
 extern OffsetNumber btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf);
 extern int32 btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
 									OffsetNumber offnum);
+extern OffsetNumber btjit_dispatch_insert(Relation rel,
+										  BTInsertState insertstate);
 /* Called by compiled code, found by name: must stay visible. */
 extern __attribute__((visibility("default"))) uint16 btjit_declined(void *rel, void *scankey,
 																	int buf, uint64 *counters);
 extern __attribute__((visibility("default"))) int32 btjit_compare_declined(void *rel, void *scankey,
 																		   const char *page, uint32 offnum,
+																		   uint64 *counters);
+extern __attribute__((visibility("default"))) uint16 btjit_insert_declined(void *rel, void *insertstate,
 																		   uint64 *counters);
 
 /* Search and compile counts, per backend or cluster-wide. */
@@ -118,6 +127,8 @@ typedef struct BtjitIndexStats
 	uint64		verified_searches;
 	uint64		jit_compares;
 	uint64		verified_compares;
+	uint64		jit_inserts;	/* _bt_binsrch_insert answered by compiled code */
+	uint64		verified_inserts;
 	uint64		compiles;		/* code compiled or loaded for it */
 	uint64		compile_failures;
 } BtjitIndexStats;
@@ -137,6 +148,7 @@ typedef struct BtjitIndex
 	BtjitSearchFn fn;			/* non-NULL only when state is JIT */
 	BtjitEntryFn entry;			/* its fused entry, likewise */
 	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare, likewise */
+	BtjitInsertEntryFn ins_entry;	/* compiled _bt_binsrch_insert, likewise */
 	struct BtjitCode *code;		/* compiled shape, when state is JIT */
 	char		reason[192];
 	char		signature[BTJIT_SIGNATURE_LEN];
@@ -146,7 +158,9 @@ typedef struct BtjitIndex
 	uint64		verified_searches;
 	uint64		jit_compares;	/* counters[0] of the compare entry */
 	uint64		verified_compares;
-	/* ---- nothing above is read by compiled code but the two counters ---- */
+	uint64		jit_inserts;	/* counters[0] of the insert entry */
+	uint64		verified_inserts;
+	/* ---- nothing above is read by compiled code but the three counters ---- */
 	uint64		compiles;		/* this backend compiled or loaded its code */
 	uint64		compile_failures;
 	double		last_compile_ms;	/* of the code it last received */
@@ -174,6 +188,7 @@ typedef struct BtjitSlot
 	Oid			relid;
 	BtjitEntryFn entry;			/* ix->entry, or NULL */
 	BtjitCompareEntryFn cmp_entry;	/* ix->cmp_entry, or NULL */
+	BtjitInsertEntryFn ins_entry;	/* ix->ins_entry, or NULL */
 	BtjitIndex *ix;
 } BtjitSlot;
 

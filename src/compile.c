@@ -53,6 +53,7 @@ PG_MODULE_MAGIC;
 #define BTJIT_TEMPLATE_ENTRY "btjit_search"
 #define BTJIT_TEMPLATE_FUSED "btjit_entry"
 #define BTJIT_TEMPLATE_COMPARE "btjit_compare_entry"
+#define BTJIT_TEMPLATE_INSERT "btjit_insert_entry"
 #define BTJIT_TEMPLATE_SHAPE "btjit_shape_param"
 
 static bool btjit_llvm_ready = false;
@@ -344,6 +345,9 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_COMPARE);
 	LLVMSetLinkage(entry, LLVMExternalLinkage);
 	LLVMSetValueName2(entry, names->compare, strlen(names->compare));
+	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_INSERT);
+	LLVMSetLinkage(entry, LLVMExternalLinkage);
+	LLVMSetValueName2(entry, names->insert, strlen(names->insert));
 
 	LLVMSetTarget(mod, LLVMGetTargetMachineTriple(btjit_target_machine));
 
@@ -369,6 +373,7 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 	LLVMOrcJITTargetAddress addr = 0;
 	LLVMOrcJITTargetAddress eaddr = 0;
 	LLVMOrcJITTargetAddress caddr = 0;
+	LLVMOrcJITTargetAddress iaddr = 0;
 
 	err = LLVMOrcLLJITAddObjectFile(btjit_lljit,
 									LLVMOrcLLJITGetMainJITDylib(btjit_lljit),
@@ -383,6 +388,8 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 		err = LLVMOrcLLJITLookup(btjit_lljit, &eaddr, names->entry);
 	if (err == NULL)
 		err = LLVMOrcLLJITLookup(btjit_lljit, &caddr, names->compare);
+	if (err == NULL)
+		err = LLVMOrcLLJITLookup(btjit_lljit, &iaddr, names->insert);
 	if (err != NULL)
 	{
 		btjit_take_error(err, "compiled function not found", why, whylen);
@@ -391,6 +398,7 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 	code->fn = (BtjitSearchFn) (uintptr_t) addr;
 	code->entry = (BtjitEntryFn) (uintptr_t) eaddr;
 	code->cmp_entry = (BtjitCompareEntryFn) (uintptr_t) caddr;
+	code->ins_entry = (BtjitInsertEntryFn) (uintptr_t) iaddr;
 	return true;
 }
 

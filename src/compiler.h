@@ -29,6 +29,7 @@ typedef struct BtjitCode
 	BtjitSearchFn fn;			/* NULL if compilation failed */
 	BtjitEntryFn entry;			/* fused entry; set with fn */
 	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare; set with fn */
+	BtjitInsertEntryFn ins_entry;	/* compiled _bt_binsrch_insert; likewise */
 	double		compile_ms;		/* to compile, or to load from the cache */
 	bool		from_object_cache;	/* loaded, not compiled, here */
 	char		failure[256];	/* why compilation failed */
@@ -51,6 +52,7 @@ typedef struct BtjitObjectNames
 	char		search[48];		/* BtjitSearchFn */
 	char		entry[48];		/* BtjitEntryFn */
 	char		compare[48];	/* BtjitCompareEntryFn */
+	char		insert[48];		/* BtjitInsertEntryFn */
 } BtjitObjectNames;
 
 /*

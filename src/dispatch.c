@@ -200,3 +200,83 @@ btjit_verify_search(Relation rel, BTScanInsert key, Buffer buf,
 					   ix->signature),
 			 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));
 }
+
+/*
+ * The redirected _bt_binsrch_insert: the compiled insertion search of an
+ * index that has one, else the original.  Like the compare, it never
+ * examines an index (the page searches of the insertion's descent do).
+ */
+static pg_noinline OffsetNumber btjit_verify_insert(Relation rel,
+													BTInsertState insertstate,
+													BtjitIndex *ix);
+
+OffsetNumber
+btjit_dispatch_insert(Relation rel, BTInsertState insertstate)
+{
+	BtjitSlot  *slot;
+
+	if (unlikely(!btjit_enabled))
+		return btjit_module.stock_insert(rel, insertstate);
+
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->ins_entry != NULL))
+	{
+		if (likely(btjit_fast_ok))
+			return slot->ins_entry(rel, insertstate, &slot->ix->jit_inserts);
+		return btjit_verify_insert(rel, insertstate, slot->ix);
+	}
+	return btjit_module.stock_insert(rel, insertstate);
+}
+
+/*
+ * verify mode: the compiled search runs on a copy of the insertstate, the
+ * stock one on the caller's; the offset and every field the search sets
+ * (the cached bounds and the posting-list offset) must agree.
+ */
+static pg_noinline OffsetNumber
+btjit_verify_insert(Relation rel, BTInsertState insertstate, BtjitIndex *ix)
+{
+	BTInsertStateData jit_state = *insertstate;
+	OffsetNumber result = ix->ins_entry(rel, &jit_state, &ix->jit_inserts);
+	OffsetNumber stock_result = btjit_module.stock_insert(rel, insertstate);
+
+	ix->verified_inserts++;
+	if (unlikely(result != stock_result ||
+				 jit_state.bounds_valid != insertstate->bounds_valid ||
+				 jit_state.low != insertstate->low ||
+				 jit_state.stricthigh != insertstate->stricthigh ||
+				 jit_state.postingoff != insertstate->postingoff))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("btree_jit: compiled insertion search of index \"%s\" differs from the server's own",
+						RelationGetRelationName(rel)),
+				 errdetail("Block %u: _bt_binsrch_insert returned offset %u (bounds %s, low %u, stricthigh %u, postingoff %d), compiled code returned offset %u (bounds %s, low %u, stricthigh %u, postingoff %d); scantid %s; shape %s.",
+						   BufferGetBlockNumber(insertstate->buf),
+						   (unsigned) stock_result,
+						   insertstate->bounds_valid ? "valid" : "invalid",
+						   (unsigned) insertstate->low,
+						   (unsigned) insertstate->stricthigh,
+						   insertstate->postingoff,
+						   (unsigned) result,
+						   jit_state.bounds_valid ? "valid" : "invalid",
+						   (unsigned) jit_state.low,
+						   (unsigned) jit_state.stricthigh,
+						   jit_state.postingoff,
+						   insertstate->itup_key->scantid ? "set" : "not set",
+						   ix->signature),
+				 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));
+	return result;
+}
+
+/*
+ * Called by the compiled insertion search when it leaves the call to the
+ * server (a scankey outside the shape, or a heap TID inside a posting
+ * list); it has not touched the insertstate.
+ */
+uint16
+btjit_insert_declined(void *rel, void *insertstate, uint64 *counters)
+{
+	return btjit_module.stock_insert((Relation) rel,
+									 (BTInsertState) insertstate);
+}

@@ -191,11 +191,14 @@ btjit_index_delta(const BtjitIndex *ix, BtjitIndexStats *delta)
 	delta->verified_searches = ix->verified_searches - ix->flushed.verified_searches;
 	delta->jit_compares = ix->jit_compares - ix->flushed.jit_compares;
 	delta->verified_compares = ix->verified_compares - ix->flushed.verified_compares;
+	delta->jit_inserts = ix->jit_inserts - ix->flushed.jit_inserts;
+	delta->verified_inserts = ix->verified_inserts - ix->flushed.verified_inserts;
 	delta->compiles = ix->compiles - ix->flushed.compiles;
 	delta->compile_failures = ix->compile_failures - ix->flushed.compile_failures;
 	return (delta->jit_searches | delta->stock_searches |
 			delta->declined_searches | delta->verified_searches |
 			delta->jit_compares | delta->verified_compares |
+			delta->jit_inserts | delta->verified_inserts |
 			delta->compiles | delta->compile_failures) != 0 ||
 		ix->stats_state_changed;
 }
@@ -277,6 +280,8 @@ btjit_entry_add(BtjitStatsEntry *entry, const BtjitIndex *ix,
 	entry->counts.verified_searches += delta->verified_searches;
 	entry->counts.jit_compares += delta->jit_compares;
 	entry->counts.verified_compares += delta->verified_compares;
+	entry->counts.jit_inserts += delta->jit_inserts;
+	entry->counts.verified_inserts += delta->verified_inserts;
 	entry->counts.compiles += delta->compiles;
 	entry->counts.compile_failures += delta->compile_failures;
 	entry->usage += (double) (delta->jit_searches + delta->stock_searches);
@@ -355,6 +360,8 @@ btjit_flush_index(BtjitIndex *ix, bool exclusive)
 	ix->flushed.verified_searches = ix->verified_searches;
 	ix->flushed.jit_compares = ix->jit_compares;
 	ix->flushed.verified_compares = ix->verified_compares;
+	ix->flushed.jit_inserts = ix->jit_inserts;
+	ix->flushed.verified_inserts = ix->verified_inserts;
 	ix->flushed.compiles = ix->compiles;
 	ix->flushed.compile_failures = ix->compile_failures;
 	ix->stats_state_changed = false;
@@ -362,7 +369,8 @@ btjit_flush_index(BtjitIndex *ix, bool exclusive)
 	pg_atomic_fetch_add_u64(&btjit_stats->jit_searches, delta.jit_searches);
 	pg_atomic_fetch_add_u64(&btjit_stats->stock_searches, delta.stock_searches);
 	pg_atomic_fetch_add_u64(&btjit_stats->verified_searches,
-							delta.verified_searches + delta.verified_compares);
+							delta.verified_searches + delta.verified_compares +
+							delta.verified_inserts);
 	return true;
 }
 

@@ -65,6 +65,7 @@ btjit_forget_index(BtjitIndex *ix)
 	ix->fn = NULL;
 	ix->entry = NULL;
 	ix->cmp_entry = NULL;
+	ix->ins_entry = NULL;
 	ix->code = NULL;
 }
 
@@ -167,6 +168,7 @@ btjit_index_open(Relation rel, bool force)
 		slot->relid = rel->rd_id;
 		slot->entry = ix->entry;
 		slot->cmp_entry = ix->cmp_entry;
+		slot->ins_entry = ix->ins_entry;
 		slot->ix = ix;
 	}
 	return ix;
@@ -231,6 +233,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 	ix->fn = code->fn;
 	ix->entry = code->entry;
 	ix->cmp_entry = code->cmp_entry;
+	ix->ins_entry = code->ins_entry;
 	ix->reason[0] = '\0';
 	if (btjit_log_compiles && code->compile_ms >= 0)
 		ereport(LOG,

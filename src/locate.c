@@ -489,6 +489,7 @@ static void
 fill_location(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 {
 	const Fde  *cmpf;
+	const Elf64_Sym *inss;
 	int			i;
 
 	loc->binsrch = cx->img.bias + id->cand;
@@ -506,6 +507,21 @@ fill_location(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 	cmpf = fde_starting_at(&cx->img, cx->bt_compare);
 	loc->compare = cmpf ? cx->img.bias + cx->bt_compare : 0;
 	loc->compare_size = cmpf ? cmpf->end - cmpf->start : 0;
+
+	/* _bt_binsrch_insert likewise, if the binary exports it */
+	loc->binsrch_insert = 0;
+	loc->binsrch_insert_size = 0;
+	inss = dynsym_lookup(&cx->img, "_bt_binsrch_insert", NULL);
+	if (inss != NULL && ELF64_ST_TYPE(inss->st_info) == STT_FUNC)
+	{
+		const Fde  *insf = fde_starting_at(&cx->img, inss->st_value);
+
+		if (insf != NULL)
+		{
+			loc->binsrch_insert = cx->img.bias + inss->st_value;
+			loc->binsrch_insert_size = insf->end - insf->start;
+		}
+	}
 }
 
 /* The evidence text for the status row: what each step found */

@@ -218,6 +218,7 @@ btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	snprintf(names->search, sizeof(names->search), "btjit_search_%s", names->key);
 	snprintf(names->entry, sizeof(names->entry), "btjit_entry_%s", names->key);
 	snprintf(names->compare, sizeof(names->compare), "btjit_search_%s_cmp", names->key);
+	snprintf(names->insert, sizeof(names->insert), "btjit_search_%s_ins", names->key);
 }
 
 static void
@@ -238,8 +239,8 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	char		why[MAXPGPATH + 128];
 	char	   *data;
 	size_t		len;
-	const char *want[3];
-	void	   *addr[3];
+	const char *want[4];
+	void	   *addr[4];
 	bool		ok;
 
 	btjit_object_path(names, path);
@@ -255,7 +256,8 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	want[0] = names->search;
 	want[1] = names->entry;
 	want[2] = names->compare;
-	ok = btjit_object_link(data, len, want, addr, 3, why, sizeof(why));
+	want[3] = names->insert;
+	ok = btjit_object_link(data, len, want, addr, lengthof(want), why, sizeof(why));
 	pfree(data);
 	if (!ok)
 	{
@@ -266,6 +268,7 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	code->fn = (BtjitSearchFn) addr[0];
 	code->entry = (BtjitEntryFn) addr[1];
 	code->cmp_entry = (BtjitCompareEntryFn) addr[2];
+	code->ins_entry = (BtjitInsertEntryFn) addr[3];
 	return true;
 }
 

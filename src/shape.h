@@ -121,4 +121,12 @@ typedef int32 (*BtjitCompareEntryFn) (void *rel, void *scankey,
 									  const char *page, uint32 offnum,
 									  uint64 *counters);
 
+/*
+ * The fused entry for the redirected _bt_binsrch_insert: same arguments
+ * (the insertstate) plus the index's insert-search counter; declined calls
+ * go to btjit_insert_declined.
+ */
+typedef uint16 (*BtjitInsertEntryFn) (void *rel, void *insertstate,
+									  uint64 *counters);
+
 #endif							/* BTREE_JIT_SHAPE_H */

@@ -34,14 +34,16 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 
 /*
  * The number of result columns of each function, as declared in the
- * extension's SQL script (sql/btree_jit--1.1.sql).  Each function asserts that it filled exactly
+ * extension's SQL scripts (sql/).  Each function asserts that it filled exactly
  * that many values, and checks at run time that the declared row type has
  * that many columns (an installed SQL script of another version would not).
  */
 #define BTJIT_STATUS_COLS		12
-#define BTJIT_INDEX_STATS_COLS	12
+#define BTJIT_INDEX_STATS_COLS_V1_1	12
+#define BTJIT_INDEX_STATS_COLS	14	/* 1.2: + jit_inserts, verified_inserts */
 #define BTJIT_COMPILE_COLS		4
-#define BTJIT_INDEX_COUNTERS_COLS	16
+#define BTJIT_INDEX_COUNTERS_COLS_V1_1	16
+#define BTJIT_INDEX_COUNTERS_COLS	18	/* likewise */
 #define BTJIT_INDEXES_INFO_COLS	4
 
 /*
@@ -58,6 +60,22 @@ btjit_check_result_columns(const char *function, TupleDesc tupdesc,
 				 errmsg("%s() is declared to return %d columns, but the btree_jit module returns %d",
 						function, tupdesc->natts, ncolumns),
 				 errhint("The extension's SQL objects do not match the installed module; reinstall btree_jit or run ALTER EXTENSION btree_jit UPDATE.")));
+}
+
+/*
+ * For a function whose later versions append columns: the number of
+ * columns to fill, older_ncolumns when an older version's definition is
+ * installed (it keeps working until ALTER EXTENSION ... UPDATE), else
+ * ncolumns after the same check as above.
+ */
+static int
+btjit_result_columns(const char *function, TupleDesc tupdesc,
+					 int older_ncolumns, int ncolumns)
+{
+	if (tupdesc->natts == older_ncolumns)
+		return older_ncolumns;
+	btjit_check_result_columns(function, tupdesc, ncolumns);
+	return ncolumns;
 }
 
 static const char *
@@ -172,7 +190,13 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 	}
 	values[i++] = Int64GetDatum((int64) ix->jit_compares);
 	values[i++] = Int64GetDatum((int64) ix->verified_compares);
-	Assert(i == BTJIT_INDEX_STATS_COLS);
+	Assert(i == BTJIT_INDEX_STATS_COLS_V1_1);
+	if (rsinfo->setDesc->natts > BTJIT_INDEX_STATS_COLS_V1_1)
+	{
+		values[i++] = Int64GetDatum((int64) ix->jit_inserts);
+		values[i++] = Int64GetDatum((int64) ix->verified_inserts);
+		Assert(i == BTJIT_INDEX_STATS_COLS);
+	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -183,8 +207,8 @@ btree_jit_index_stats(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
-	btjit_check_result_columns("btree_jit_index_stats", rsinfo->setDesc,
-							   BTJIT_INDEX_STATS_COLS);
+	btjit_result_columns("btree_jit_index_stats", rsinfo->setDesc,
+						 BTJIT_INDEX_STATS_COLS_V1_1, BTJIT_INDEX_STATS_COLS);
 	btjit_index_foreach(btjit_stats_row, fcinfo->resultinfo);
 	return (Datum) 0;
 }
@@ -338,7 +362,13 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	Assert(i == BTJIT_INDEX_COUNTERS_COLS);
+	Assert(i == BTJIT_INDEX_COUNTERS_COLS_V1_1);
+	if (rsinfo->setDesc->natts > BTJIT_INDEX_COUNTERS_COLS_V1_1)
+	{
+		values[i++] = Int64GetDatum((int64) row->counts.jit_inserts);
+		values[i++] = Int64GetDatum((int64) row->counts.verified_inserts);
+		Assert(i == BTJIT_INDEX_COUNTERS_COLS);
+	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -353,8 +383,9 @@ btree_jit_index_counters(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
-	btjit_check_result_columns("btree_jit_index_counters", rsinfo->setDesc,
-							   BTJIT_INDEX_COUNTERS_COLS);
+	btjit_result_columns("btree_jit_index_counters", rsinfo->setDesc,
+						 BTJIT_INDEX_COUNTERS_COLS_V1_1,
+						 BTJIT_INDEX_COUNTERS_COLS);
 	btjit_stats_foreach(btjit_counters_row, fcinfo->resultinfo);
 	return (Datum) 0;
 }

@@ -1,6 +1,7 @@
 --
--- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics), and
--- the updated extension has exactly the objects of a fresh 1.1 install.
+-- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics) and
+-- 1.1 to 1.2 (the insertion search's counts), and the updated extension has
+-- exactly the objects of a fresh install.
 --
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS btree_jit;
@@ -18,6 +19,12 @@ CREATE TEMP TABLE objects_updated AS
    WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
      AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'btree_jit')
    LIMIT 0;
+
+-- 1.1's definitions work with the current module (it fills the columns
+-- they declare)
+ALTER EXTENSION btree_jit UPDATE TO '1.1';
+SELECT count(*) >= 0 AS stats_1_1 FROM btree_jit_index_stats();
+SELECT count(*) >= 0 AS view_1_1 FROM btree_jit_indexes;
 
 ALTER EXTENSION btree_jit UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';

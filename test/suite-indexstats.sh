@@ -4,10 +4,11 @@
 # DBA sees them: from one session, the searches other backends ran.
 #
 #   - three backends each run a known number of index lookups (one
-#     committed transaction, one that fails); while they are still
-#     connected, another session sees in btree_jit_indexes exactly the sum
-#     of what each backend counted itself, which is also lookups x the
-#     index's height;
+#     committed transaction, one that fails) and, more than a second later
+#     (backends flush at most once a second), one more transaction; while
+#     they are still connected, another session sees in btree_jit_indexes
+#     exactly the sum of what each backend counted itself, which is also
+#     lookups x the index's height;
 #   - the counts survive the backends' exit unchanged (nothing counted
 #     twice at exit);
 #   - the view shows the index's state, signature, compiles and code source;
@@ -77,6 +78,9 @@ SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 DO \$\$ BEGIN FOR i IN 1..$lookups LOOP PERFORM id FROM t WHERE id = i * 37 + $w; END LOOP; END \$\$;
 DO \$\$ BEGIN FOR i IN 1..$failing LOOP PERFORM id FROM t WHERE id = i * 11 + $w; END LOOP; RAISE EXCEPTION 'worker fails on purpose'; END \$\$;
+-- a backend flushes at a transaction end at most once a second: this one
+-- ends more than a second after the first, so it adds everything above
+SELECT pg_sleep(1.1);
 \o $work/worker$w.count
 SELECT jit_searches + stock_searches FROM btree_jit_index_stats() WHERE indexrelid = 't_pkey'::regclass;
 \o

@@ -197,6 +197,14 @@ extern BtjitSlot btjit_slots[BTJIT_SLOTS];
 /* enabled and not verify: the dispatcher may tail-call compiled code */
 extern bool btjit_fast_ok;
 
+/*
+ * Some index of this backend has received compiled code.  Until then the
+ * redirected _bt_compare and _bt_binsrch_insert go straight to the server's
+ * code without a slot probe: a short connection makes hundreds of such
+ * calls from the stock page search of indexes below the threshold.
+ */
+extern bool btjit_code_present;
+
 static inline BtjitSlot *
 btjit_slot_for(Relation rel)
 {

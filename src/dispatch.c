@@ -121,7 +121,7 @@ btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
 {
 	BtjitSlot  *slot;
 
-	if (unlikely(!btjit_enabled))
+	if (unlikely(!btjit_enabled) || !btjit_code_present)
 		return btjit_module.stock_compare(rel, key, page, offnum);
 
 	slot = btjit_slot_for(rel);
@@ -215,7 +215,7 @@ btjit_dispatch_insert(Relation rel, BTInsertState insertstate)
 {
 	BtjitSlot  *slot;
 
-	if (unlikely(!btjit_enabled))
+	if (unlikely(!btjit_enabled) || !btjit_code_present)
 		return btjit_module.stock_insert(rel, insertstate);
 
 	slot = btjit_slot_for(rel);

@@ -193,6 +193,9 @@ btjit_stats_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			now = GetCurrentTimestamp();
+			/* a short connection flushes once, at exit */
+			if (btjit_last_flush == 0)
+				btjit_last_flush = MyStartTimestamp;
 			if (now - btjit_last_flush < BTJIT_STATS_FLUSH_INTERVAL_MS * 1000 &&
 				now >= btjit_last_flush)
 				break;

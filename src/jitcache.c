@@ -32,6 +32,7 @@
 #include "btree_jit.h"
 
 BtjitSlot	btjit_slots[BTJIT_SLOTS];
+bool		btjit_code_present = false;
 
 static HTAB *btjit_index_hash = NULL;
 /* the same entries as an array, for the per-transaction flush */
@@ -228,6 +229,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 	ix->last_compile_ms = code->compile_ms;
 	ix->last_from_object_cache = code->from_object_cache;
 	ix->last_code_at = GetCurrentTimestamp();
+	btjit_code_present = true;
 	ix->state = BTJIT_INDEX_JIT;
 	ix->code = code;
 	ix->fn = code->fn;

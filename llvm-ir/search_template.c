@@ -723,7 +723,7 @@ btjit_tiebreak(IndexTuple itup, int keysz, int ntupatts, bool backward,
  */
 static inline __attribute__((always_inline)) int
 btjit_goright_fast(const BtjitKey *k, IndexTuple itup, int ntupatts, bool full,
-				   bool leafplain, int cmpval)
+				   bool leafplain, int cmpval, int skip, int *eqcols)
 {
 	int			keysz = full ? SHAPE.nkeys : k->keysz;
 	const char *data = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
@@ -739,7 +739,12 @@ btjit_goright_fast(const BtjitKey *k, IndexTuple itup, int ntupatts, bool full,
 			break;
 		off = btjit_att_start(col, data, off);
 		ptr = data + off;
-		if (BTJIT_KIND_IS_INT(col->kind))
+		*eqcols = i;
+		if (i < skip)
+		{
+			/* known equal: the items on both sides of this one are */
+		}
+		else if (BTJIT_KIND_IS_INT(col->kind))
 		{
 			int64		value = btjit_stored_value(ptr, col->kind);
 			int64		arg = k->arg[i].value;
@@ -758,6 +763,7 @@ btjit_goright_fast(const BtjitKey *k, IndexTuple itup, int ntupatts, bool full,
 		}
 		if (i + 1 < SHAPE.nkeys)
 			off = btjit_att_end(col, ptr, off);
+		*eqcols = i + 1;
 	}
 
 	/*
@@ -825,6 +831,31 @@ static __attribute__((noinline)) int btjit_search_general(void *scankey,
 														  const char *page);
 
 /*
+ * Whether the page search of this shape skips the leading key columns known
+ * equal at both bounds ("dynamic prefix truncation"): items between two
+ * items that both equal the scankey on their first n columns equal it
+ * there too, since the page is sorted on the columns in order and each
+ * column's equality is that of its opclass's order.  Only where a compare
+ * costs more than the test that skips it: some column but the last is not
+ * an integer or a float, which compare in a load and a branch.
+ */
+static inline __attribute__((always_inline)) bool
+btjit_prefix_skip(void)
+{
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+	{
+		if (i + 1 >= SHAPE.nkeys)
+			break;
+		if (!BTJIT_KIND_IS_INT(SHAPE.cols[i].kind) &&
+			SHAPE.cols[i].kind != BTJIT_KIND_FLOAT4 &&
+			SHAPE.cols[i].kind != BTJIT_KIND_FLOAT8)
+			return true;
+	}
+	return false;
+}
+
+/*
  * _bt_binsrch's loop over one page, probing exactly the offsets it probes.
  * nextkey, leaf and full are constants in each copy the entry point
  * instantiates, so each copy carries only the tests it needs.  In the fast
@@ -841,6 +872,9 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 	uint32		low = firstkey;
 	uint32		high = PageGetMaxOffsetNumber((Page) page);
 	int			cmpval = nextkey ? 0 : 1;
+	bool		prefix = !general && btjit_prefix_skip();
+	int			lowprefix = 0;	/* leading columns equal at item low - 1 */
+	int			highprefix = 0; /* ... and at item high */
 
 	if (high < low)
 		return low;
@@ -851,6 +885,8 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 	{
 		uint32		mid = (low + high) >> 1;
 		int			goright;
+		int			skip = prefix ? Min(lowprefix, highprefix) : 0;
+		int			eqcols = 0;
 
 		/* On internal pages the first data item is minus infinity. */
 		if (!leaf && mid == firstkey)
@@ -879,25 +915,31 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 			}
 			else if (leaf && likely(kind == 0))
 				goright = btjit_goright_fast(k, itup, SHAPE.nkeys, full, true,
-											 cmpval);
+											 cmpval, skip, &eqcols);
 			else if (!leaf && likely(kind == INDEX_ALT_TID_MASK &&
 									 (tidoff & BT_IS_POSTING) == 0))
 				goright = btjit_goright_fast(k, itup, tidoff & BT_OFFSET_MASK,
-											 full, false, cmpval);
+											 full, false, cmpval, skip, &eqcols);
 			else if (kind & INDEX_NULL_MASK)
 				return btjit_search_general(scankey, page);
 			else
 				goright = btjit_goright_fast(k, itup, btjit_tuple_natts(itup),
-											 full, false, cmpval);
+											 full, false, cmpval, skip, &eqcols);
 			/* a called proc returned NULL */
 			if (unlikely(goright < 0))
 				return BTJIT_DECLINE;
 		}
 
 		if (goright)
+		{
 			low = mid + 1;
+			lowprefix = eqcols;
+		}
 		else
+		{
 			high = mid;
+			highprefix = eqcols;
+		}
 	}
 
 	/* From 17 a backward leaf search returns the item before (pg_compat.h). */

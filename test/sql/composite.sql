@@ -49,6 +49,37 @@ SELECT checked, failures FROM check_queries(ARRAY[
     'SELECT a, d FROM comp WHERE a <= 0 ORDER BY a DESC, d DESC LIMIT 3']);
 SELECT state, signature, searched_jit, verified FROM index_state('comp_ad');
 
+-- Dynamic prefix truncation: multi-column keys whose leading columns cost
+-- more than an integer to compare skip the columns known equal at both
+-- bounds of the page search.  Low-cardinality leading text columns (equal
+-- across many items and pivots), an uncompressed long common prefix, a
+-- DESC column, a case-insensitive collation, prefix scankeys and NULLs.
+CREATE COLLATION IF NOT EXISTS ci_icu (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE ptx (a text COLLATE "C", b varchar COLLATE "C", c int4, d text COLLATE ci_icu);
+INSERT INTO ptx
+SELECT CASE WHEN g % 997 = 0 THEN NULL ELSE repeat('k', 40) || (g % 5) END,
+       'b' || (g / 7) % 40,
+       g,
+       CASE WHEN g % 2 = 0 THEN 'Dee' || g % 30 ELSE 'dEE' || g % 30 END
+  FROM generate_series(1, 60000) g;
+CREATE INDEX ptx_abc ON ptx (a, b DESC, c);
+CREATE INDEX ptx_dc ON ptx (d, c);
+ANALYZE ptx;
+SELECT checked, failures FROM check_queries(ARRAY[
+    'SELECT c FROM ptx WHERE a = repeat(''k'', 40) || ''3'' AND b = ''b17'' AND c = 3 + 17 * 7',
+    'SELECT count(*) FROM ptx WHERE a = repeat(''k'', 40) || ''3'' AND b = ''b17''',
+    'SELECT count(*) FROM ptx WHERE a = repeat(''k'', 40) || ''2'' AND b > ''b3'' AND c < 30000',
+    'SELECT a, b, c FROM ptx WHERE a >= repeat(''k'', 40) || ''4'' ORDER BY a, b DESC, c LIMIT 7',
+    'SELECT a, b, c FROM ptx WHERE a < repeat(''k'', 40) || ''1'' ORDER BY a DESC, b, c DESC LIMIT 7',
+    'SELECT count(*) FROM ptx WHERE a IS NULL AND b = ''b3''',
+    'SELECT count(*) FROM ptx WHERE a = repeat(''k'', 40) || ''0'' AND b = ''b0'' AND c BETWEEN 100 AND 20000',
+    'SELECT count(*) FROM ptx WHERE d = ''dee7'' AND c > 30000',
+    'SELECT c FROM ptx WHERE d = ''DEE12'' AND c = 31212',
+    'SELECT d, c FROM ptx WHERE d > ''dee28'' ORDER BY d, c LIMIT 5']);
+SELECT state, signature, searched_jit, verified FROM index_state('ptx_abc');
+SELECT state, searched_jit, verified FROM index_state('ptx_dc');
+DROP TABLE ptx;
+
 -- Unique and non-unique inserts: internal-page descents with a scantid.
 CREATE TABLE ins (a int4, b int8, UNIQUE (a, b));
 CREATE INDEX ins_b ON ins (b);

@@ -14,7 +14,9 @@
  * columns up to the first variable-length one, then a walk over the tuple
  * as index_getattr does it; inline compares for the kinds that have them
  * (integers, floats, uuid, byte-ordered strings), and for any other column
- * a direct call of the scankey's own comparison proc.
+ * a direct call of the scankey's own comparison proc, or, when the compiler
+ * imported that proc's body from the server's bitcode, the inlined body
+ * behind a guard on the scankey's fn_addr.
  *
  * The function must return what _bt_binsrch returns for every input the
  * server can give it, or BTJIT_DECLINE for scankeys outside the shape (the
@@ -496,6 +498,89 @@ btjit_call_proc(ScanKey sk, Datum stored, int32 *result)
 }
 
 /*
+ * Tier 2: a called column whose proc's body the compiler imported from the
+ * server's bitcode (SHAPE.cols[i].bcsym).  The compiler replaces, for such
+ * a column i, btjit_bc_server<i> by the server's own function of that name
+ * and btjit_bc_proc<i> by the imported copy of its body (internal, so it
+ * inlines); for every other column these placeholders are unreachable once
+ * the shape is bound, and are removed.
+ */
+#define BTJIT_BC_PLACEHOLDERS(n) \
+	extern Datum btjit_bc_proc##n(FunctionCallInfo fcinfo); \
+	extern Datum btjit_bc_server##n(FunctionCallInfo fcinfo)
+BTJIT_BC_PLACEHOLDERS(0);
+BTJIT_BC_PLACEHOLDERS(1);
+BTJIT_BC_PLACEHOLDERS(2);
+BTJIT_BC_PLACEHOLDERS(3);
+BTJIT_BC_PLACEHOLDERS(4);
+BTJIT_BC_PLACEHOLDERS(5);
+BTJIT_BC_PLACEHOLDERS(6);
+BTJIT_BC_PLACEHOLDERS(7);
+StaticAssertDecl(BTJIT_MAX_KEYS == 8, "one placeholder pair per key column");
+
+/*
+ * The imported body of column i's proc, called as fn_addr would be: same
+ * FunctionCallInfo, so that what it caches in flinfo->fn_extra is shared
+ * with the called path.  Inlined, the call frame dissolves.
+ */
+static inline __attribute__((always_inline)) bool
+btjit_call_imported(PGFunction imported, ScanKey sk, Datum stored,
+					int32 *result)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+	Datum		r;
+
+	fcinfo->flinfo = &sk->sk_func;
+	fcinfo->context = NULL;
+	fcinfo->resultinfo = NULL;
+	fcinfo->fncollation = sk->sk_collation;
+	fcinfo->isnull = false;
+	fcinfo->nargs = 2;
+	fcinfo->args[0].value = stored;
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = sk->sk_argument;
+	fcinfo->args[1].isnull = false;
+	r = imported(fcinfo);
+	if (fcinfo->isnull)
+		return false;
+	*result = DatumGetInt32(r);
+	return true;
+}
+
+/*
+ * Column i's proc for scankey sk, exact by construction: the imported body
+ * runs only when the scankey's fn_addr is the very server function it was
+ * imported from (a cross-type proc, or any other, is called).
+ */
+static inline __attribute__((always_inline)) bool
+btjit_call_column(int i, ScanKey sk, Datum stored, int32 *result)
+{
+	if (SHAPE.cols[i].bcsym[0] != '\0')
+	{
+		PGFunction	imported = NULL;
+		PGFunction	server = NULL;
+
+		switch (i)
+		{
+#define BTJIT_BC_CASE(n) \
+			case n: imported = btjit_bc_proc##n; server = btjit_bc_server##n; break
+				BTJIT_BC_CASE(0);
+				BTJIT_BC_CASE(1);
+				BTJIT_BC_CASE(2);
+				BTJIT_BC_CASE(3);
+				BTJIT_BC_CASE(4);
+				BTJIT_BC_CASE(5);
+				BTJIT_BC_CASE(6);
+				BTJIT_BC_CASE(7);
+#undef BTJIT_BC_CASE
+		}
+		if (sk->sk_func.fn_addr == server)
+			return btjit_call_imported(imported, sk, stored, result);
+	}
+	return btjit_call_proc(sk, stored, result);
+}
+
+/*
  * Sign of the proc's result for column i, stored value at ptr, by calling
  * it; BTJIT_SIGN_DECLINE if it returned NULL.  The stored value is passed
  * as index_getattr would return it (fetch_att).
@@ -506,8 +591,8 @@ btjit_call_sign(int i, const BtjitKey *k, const char *ptr)
 	const BtjitColumnShape *col = &SHAPE.cols[i];
 	int32		r;
 
-	if (!btjit_call_proc(&k->key->scankeys[i],
-						 fetch_att(ptr, col->attbyval, col->attlen), &r))
+	if (!btjit_call_column(i, &k->key->scankeys[i],
+						   fetch_att(ptr, col->attbyval, col->attlen), &r))
 		return BTJIT_SIGN_DECLINE;
 	return (r > 0) - (r < 0);
 }
@@ -1213,8 +1298,8 @@ btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 	{
 		/* numeric_cmp returns cmp_numerics' -1, 0 or 1 */
 	}
-	else if (!btjit_call_proc(&k->key->scankeys[i],
-							  fetch_att(ptr, col->attbyval, col->attlen), &c))
+	else if (!btjit_call_column(i, &k->key->scankeys[i],
+								fetch_att(ptr, col->attbyval, col->attlen), &c))
 		return false;
 	if (!col->desc)
 		c = c < 0 ? 1 : -c;

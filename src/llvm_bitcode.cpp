@@ -23,6 +23,9 @@
 #include <string.h>
 
 #include <llvm-c/Core.h>
+/* LLVM 14's ModuleSummaryIndex.h trips gcc's -Wuninitialized; not ours */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Function.h>
@@ -30,6 +33,7 @@
 #include <llvm/IR/ModuleSummaryIndex.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
+#pragma GCC diagnostic pop
 
 #include "bcimport.h"
 

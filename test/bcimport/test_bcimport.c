@@ -12,7 +12,8 @@
  *   test_bcimport --server BITCODEDIR EXPORTS SYMBOL...
  *	   For each SYMBOL, find its module through BITCODEDIR/postgres.index.bc
  *	   and print the verdict, one line each: "SYMBOL bitcode N" or
- *	   "SYMBOL refused REASON".  EXPORTS lists the server's exported
+ *	   "SYMBOL refused REASON"; an importable one is also prepared, linked
+ *	   into an empty module and verified.  EXPORTS lists the server's exported
  *	   symbols, one per line (nm -D --defined-only), standing in for the
  *	   running server that dlsym() consults inside it.
  */
@@ -230,11 +231,36 @@ server_mode(const char *dir, const char *exportfile, int nsyms, char **syms)
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, modpath);
 		mod = parse(ctx, path);
-		if (btjit_bc_check(mod, syms[i], exports_resolve, &n, why, sizeof(why)))
-			printf("%s bitcode %d %s\n", syms[i], n, modpath);
-		else
+		if (!btjit_bc_check(mod, syms[i], exports_resolve, &n, why, sizeof(why)))
+		{
 			printf("%s refused %s\n", syms[i], why);
-		LLVMDisposeModule(mod);
+			LLVMDisposeModule(mod);
+			continue;
+		}
+		/* and it prepares, links into an empty module and verifies */
+		{
+			LLVMModuleRef dest = LLVMModuleCreateWithNameInContext("dest", ctx);
+			bool		ok;
+
+			LLVMSetDataLayout(dest, LLVMGetDataLayoutStr(mod));
+			LLVMSetTarget(dest, LLVMGetTarget(mod));
+			ok = btjit_bc_prepare(mod, syms[i], "imported", exports_resolve,
+								  &n, why, sizeof(why));
+			if (ok)
+				ok = !LLVMLinkModules2(dest, mod);
+			else
+				LLVMDisposeModule(mod);
+			if (ok)
+				ok = !LLVMVerifyModule(dest, LLVMReturnStatusAction, &msg);
+			if (ok)
+				printf("%s bitcode %d %s\n", syms[i], n, modpath);
+			else
+				printf("%s refused prepare/link/verify failed: %s\n", syms[i],
+					   msg ? msg : why);
+			LLVMDisposeMessage(msg);
+			msg = NULL;
+			LLVMDisposeModule(dest);
+		}
 	}
 	return 0;
 }

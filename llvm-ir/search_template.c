@@ -547,52 +547,75 @@ btjit_call_imported(PGFunction imported, ScanKey sk, Datum stored,
 	return true;
 }
 
+/* Column i's imported body, and the server function it was imported from. */
+static inline __attribute__((always_inline)) PGFunction
+btjit_bc_function(int i, bool server)
+{
+	switch (i)
+	{
+#define BTJIT_BC_CASE(n) \
+		case n: return server ? btjit_bc_server##n : btjit_bc_proc##n
+			BTJIT_BC_CASE(0);
+			BTJIT_BC_CASE(1);
+			BTJIT_BC_CASE(2);
+			BTJIT_BC_CASE(3);
+			BTJIT_BC_CASE(4);
+			BTJIT_BC_CASE(5);
+			BTJIT_BC_CASE(6);
+			BTJIT_BC_CASE(7);
+#undef BTJIT_BC_CASE
+	}
+	return NULL;
+}
+
+/*
+ * Whether the imported body of column i may stand for scankey sk's proc:
+ * the column names an import and sk's fn_addr is the very server function
+ * it was imported from (a cross-type proc, or any other, is not).
+ */
+static inline __attribute__((always_inline)) bool
+btjit_bc_applies(int i, ScanKey sk)
+{
+	return SHAPE.cols[i].bcsym[0] != '\0' &&
+		sk->sk_func.fn_addr == btjit_bc_function(i, true);
+}
+
 /*
  * Column i's proc for scankey sk, exact by construction: the imported body
- * runs only when the scankey's fn_addr is the very server function it was
- * imported from (a cross-type proc, or any other, is called).
+ * runs only where btjit_bc_applies, the proc is called otherwise.
  */
 static inline __attribute__((always_inline)) bool
 btjit_call_column(int i, ScanKey sk, Datum stored, int32 *result)
 {
-	if (SHAPE.cols[i].bcsym[0] != '\0')
-	{
-		PGFunction	imported = NULL;
-		PGFunction	server = NULL;
-
-		switch (i)
-		{
-#define BTJIT_BC_CASE(n) \
-			case n: imported = btjit_bc_proc##n; server = btjit_bc_server##n; break
-				BTJIT_BC_CASE(0);
-				BTJIT_BC_CASE(1);
-				BTJIT_BC_CASE(2);
-				BTJIT_BC_CASE(3);
-				BTJIT_BC_CASE(4);
-				BTJIT_BC_CASE(5);
-				BTJIT_BC_CASE(6);
-				BTJIT_BC_CASE(7);
-#undef BTJIT_BC_CASE
-		}
-		if (sk->sk_func.fn_addr == server)
-			return btjit_call_imported(imported, sk, stored, result);
-	}
+	if (btjit_bc_applies(i, sk))
+		return btjit_call_imported(btjit_bc_function(i, false), sk, stored,
+								   result);
 	return btjit_call_proc(sk, stored, result);
 }
 
 /*
- * Sign of the proc's result for column i, stored value at ptr, by calling
- * it; BTJIT_SIGN_DECLINE if it returned NULL.  The stored value is passed
- * as index_getattr would return it (fetch_att).
+ * Sign of the proc's result for column i, stored value at ptr;
+ * BTJIT_SIGN_DECLINE if it returned NULL.  The stored value is passed as
+ * index_getattr would return it (fetch_att).  call false for a column that
+ * names an import says that decoding found btjit_bc_applies true for this
+ * scankey: the imported body is run with no test and no call on the path,
+ * so that the optimiser may hoist the argument's share of the comparison
+ * out of the search loop.  Otherwise the proc is called.
  */
 static inline __attribute__((always_inline)) int
-btjit_call_sign(int i, const BtjitKey *k, const char *ptr)
+btjit_call_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
+	ScanKey		sk = &k->key->scankeys[i];
+	Datum		stored = fetch_att(ptr, col->attbyval, col->attlen);
 	int32		r;
+	bool		ok;
 
-	if (!btjit_call_column(i, &k->key->scankeys[i],
-						   fetch_att(ptr, col->attbyval, col->attlen), &r))
+	if (col->kind == BTJIT_KIND_CALL && col->bcsym[0] != '\0' && !call)
+		ok = btjit_call_imported(btjit_bc_function(i, false), sk, stored, &r);
+	else
+		ok = btjit_call_proc(sk, stored, &r);
+	if (!ok)
 		return BTJIT_SIGN_DECLINE;
 	return (r > 0) - (r < 0);
 }
@@ -613,7 +636,7 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 	int			c;
 
 	if (call || col->kind == BTJIT_KIND_CALL)
-		c = btjit_call_sign(i, k, ptr);
+		c = btjit_call_sign(i, k, ptr, call);
 	else if (BTJIT_KIND_IS_INT(col->kind))
 	{
 		int64		v = btjit_stored_value(ptr, col->kind);
@@ -654,7 +677,7 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 		BtjitArg	stored;
 
 		if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
-			c = btjit_call_sign(i, k, ptr); /* compressed: the proc's job */
+			c = btjit_call_sign(i, k, ptr, true);	/* compressed: the proc's job */
 		else
 		{
 			btjit_numeric_decode(data, len, &stored);
@@ -677,7 +700,7 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 		else if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
 			data = NULL;		/* compressed or external: the proc's job */
 		if (data == NULL)
-			c = btjit_call_sign(i, k, ptr);
+			c = btjit_call_sign(i, k, ptr, true);
 		else
 		{
 			if (col->kind == BTJIT_KIND_BPCHAR)
@@ -1141,9 +1164,25 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *needgeneral)
 			continue;
 		}
 
-		/* A called column needs nothing decoded: the proc reads it. */
+		/*
+		 * A called column needs nothing decoded: the proc reads it.  One
+		 * that names an import is called (argcall) when the scankey's proc
+		 * is not the imported function; the fast instance leaves such keys
+		 * to the general one, so that its loop runs the imported body only.
+		 */
 		if (col->kind == BTJIT_KIND_CALL)
+		{
+			if (col->bcsym[0] != '\0' && !btjit_bc_applies(i, sk))
+			{
+				if (!general)
+				{
+					*needgeneral = true;
+					return false;
+				}
+				k->argcall[i] = true;
+			}
 			continue;
+		}
 
 		/*
 		 * The column's own proc reads the argument with a constant kind;

@@ -52,17 +52,23 @@ static bool btjit_bitcode_valid = false;
 static unsigned char btjit_build_id[BTJIT_BUILD_ID_MAX];
 static int	btjit_build_id_len = -1;
 
-/* The GNU build-id in a note area, or 0. */
+/*
+ * The GNU build-id in a note segment whose notes are aligned to align bytes
+ * (4, or 8 for segments such as .note.gnu.property), or 0.
+ */
 static int
-btjit_notes_build_id(const char *notes, size_t len, unsigned char *id)
+btjit_notes_build_id(const char *notes, size_t len, size_t align,
+					 unsigned char *id)
 {
 	size_t		pos = 0;
 
+	if (align != 8)
+		align = 4;
 	while (pos + sizeof(Elf64_Nhdr) <= len)
 	{
 		const Elf64_Nhdr *nh = (const Elf64_Nhdr *) (notes + pos);
-		size_t		namesz = TYPEALIGN(4, nh->n_namesz);
-		size_t		descsz = TYPEALIGN(4, nh->n_descsz);
+		size_t		namesz = TYPEALIGN(align, nh->n_namesz);
+		size_t		descsz = TYPEALIGN(align, nh->n_descsz);
 		const char *name = notes + pos + sizeof(Elf64_Nhdr);
 
 		if (namesz > len || descsz > len ||
@@ -92,7 +98,7 @@ btjit_running_build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 		if (ph->p_type == PT_NOTE && *len == 0)
 			*len = btjit_notes_build_id((const char *) (info->dlpi_addr + ph->p_vaddr),
-										ph->p_memsz, btjit_build_id);
+										ph->p_memsz, ph->p_align, btjit_build_id);
 	}
 	return 1;					/* the main program only */
 }
@@ -135,7 +141,7 @@ btjit_file_build_id(const char *path, unsigned char *id)
 				ph.p_type != PT_NOTE || ph.p_filesz > sizeof(notes))
 				continue;
 			if (pread(fd, notes, ph.p_filesz, ph.p_offset) == (ssize_t) ph.p_filesz)
-				len = btjit_notes_build_id(notes, ph.p_filesz, id);
+				len = btjit_notes_build_id(notes, ph.p_filesz, ph.p_align, id);
 		}
 	}
 	CloseTransientFile(fd);

@@ -21,12 +21,13 @@ OBJS = \
 	src/compile_loader.o \
 	src/objcache.o \
 	src/objload.o \
+	src/bitcode.o \
 	src/sqlfuncs.o
 
 # The compiler, the only part that links LLVM, is a library of its own,
 # loaded by a backend when it first compiles (see src/compile_loader.c).
 COMPILER_LIB = btree_jit_llvm$(DLSUFFIX)
-COMPILER_OBJS = src/compile.o src/llvm_error.o
+COMPILER_OBJS = src/compile.o src/bcimport.o src/llvm_error.o src/llvm_bitcode.o
 
 EXTENSION = btree_jit
 DATA = sql/btree_jit--1.0.sql sql/btree_jit--1.0--1.1.sql \
@@ -52,7 +53,8 @@ SHLIB_LINK = -lZydis
 # it (LLVM_LIBS; 14 for PostgreSQL 15, 19 for 17, 21 for 18 on Debian).
 COMPILER_LINK = $(LLVM_LIBS) -lstdc++
 EXTRA_CLEAN = $(COMPILER_LIB) $(COMPILER_OBJS) $(TEMPLATES) test/patcher/test_patcher $(PATCHER_FAKES) \
-	test/objload/test_objload $(OBJLOAD_FIXTURES)
+	test/objload/test_objload $(OBJLOAD_FIXTURES) \
+	test/bcimport/test_bcimport test/bcimport/fixture.bc
 
 # Our own bitcode is the template; PGXS's per-object bitcode for inlining
 # is of no use to anyone, so do not build or install it.
@@ -162,10 +164,24 @@ test/objload/fixture_missing.o: test/objload/fixture.c
 test/objload/test_objload: test/objload/test_objload.c src/objload.c src/objload.h $(OBJLOAD_FIXTURES)
 	$(CC) -O1 -g -Wall -rdynamic -I$(srcdir)/src -o $@ test/objload/test_objload.c src/objload.c -ldl
 
-# The binary-level unit tests, outside PostgreSQL: the patcher and the
-# object loader.
-patcher-check: test/patcher/test_patcher test/objload/test_objload
+# Unit tests of the bitcode import rules (bcimport.c) outside PostgreSQL,
+# on fixture.c compiled to bitcode by the server's clang; the same program
+# measures the rules on the server's own procs (test/bcimport/tiers.sh).
+test/bcimport/fixture.bc: test/bcimport/fixture.c
+	$(CLANG) -O1 -emit-llvm -c -o $@ $<
+
+test/bcimport/test_bcimport: test/bcimport/test_bcimport.c src/bcimport.c src/bcimport.h src/llvm_bitcode.o test/bcimport/fixture.bc
+	$(CC) -O1 -g -Wall -I$(srcdir)/src $(LLVM_CPPFLAGS) -c -o test/bcimport/test_bcimport.o test/bcimport/test_bcimport.c
+	$(CC) -O1 -g -Wall -I$(srcdir)/src $(LLVM_CPPFLAGS) -c -o test/bcimport/bcimport.o src/bcimport.c
+	$(CXX) -o $@ test/bcimport/test_bcimport.o test/bcimport/bcimport.o src/llvm_bitcode.o \
+		$(LDFLAGS) $(COMPILER_LINK)
+	rm -f test/bcimport/test_bcimport.o test/bcimport/bcimport.o
+
+# The binary-level unit tests, outside PostgreSQL: the patcher, the object
+# loader and the bitcode import rules.
+patcher-check: test/patcher/test_patcher test/objload/test_objload test/bcimport/test_bcimport
 	test/patcher/test_patcher
 	test/objload/test_objload $(OBJLOAD_FIXTURES)
+	test/bcimport/test_bcimport test/bcimport/fixture.bc
 
 .PHONY: install-templates install-compiler installdirs-templates uninstall-templates patcher-check

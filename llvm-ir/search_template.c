@@ -14,7 +14,9 @@
  * columns up to the first variable-length one, then a walk over the tuple
  * as index_getattr does it; inline compares for the kinds that have them
  * (integers, floats, uuid, byte-ordered strings), and for any other column
- * a direct call of the scankey's own comparison proc.
+ * a direct call of the scankey's own comparison proc, or, when the compiler
+ * imported that proc's body from the server's bitcode, the inlined body
+ * behind a guard on the scankey's fn_addr.
  *
  * The function must return what _bt_binsrch returns for every input the
  * server can give it, or BTJIT_DECLINE for scankeys outside the shape (the
@@ -499,18 +501,124 @@ btjit_call_proc(ScanKey sk, Datum stored, int32 *result)
 }
 
 /*
- * Sign of the proc's result for column i, stored value at ptr, by calling
- * it; BTJIT_SIGN_DECLINE if it returned NULL.  The stored value is passed
- * as index_getattr would return it (fetch_att).
+ * Tier 2: a called column whose proc's body the compiler imported from the
+ * server's bitcode (SHAPE.cols[i].bcsym).  The compiler replaces, for such
+ * a column i, btjit_bc_server<i> by the server's own function of that name
+ * and btjit_bc_proc<i> by the imported copy of its body (internal, so it
+ * inlines); for every other column these placeholders are unreachable once
+ * the shape is bound, and are removed.
+ */
+#define BTJIT_BC_PLACEHOLDERS(n) \
+	extern Datum btjit_bc_proc##n(FunctionCallInfo fcinfo); \
+	extern Datum btjit_bc_server##n(FunctionCallInfo fcinfo)
+BTJIT_BC_PLACEHOLDERS(0);
+BTJIT_BC_PLACEHOLDERS(1);
+BTJIT_BC_PLACEHOLDERS(2);
+BTJIT_BC_PLACEHOLDERS(3);
+BTJIT_BC_PLACEHOLDERS(4);
+BTJIT_BC_PLACEHOLDERS(5);
+BTJIT_BC_PLACEHOLDERS(6);
+BTJIT_BC_PLACEHOLDERS(7);
+StaticAssertDecl(BTJIT_MAX_KEYS == 8, "one placeholder pair per key column");
+
+/*
+ * The imported body of column i's proc, called as fn_addr would be: same
+ * FunctionCallInfo, so that what it caches in flinfo->fn_extra is shared
+ * with the called path.  Inlined, the call frame dissolves.
+ */
+static inline __attribute__((always_inline)) bool
+btjit_call_imported(PGFunction imported, ScanKey sk, Datum stored,
+					int32 *result)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+	Datum		r;
+
+	fcinfo->flinfo = &sk->sk_func;
+	fcinfo->context = NULL;
+	fcinfo->resultinfo = NULL;
+	fcinfo->fncollation = sk->sk_collation;
+	fcinfo->isnull = false;
+	fcinfo->nargs = 2;
+	fcinfo->args[0].value = stored;
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = sk->sk_argument;
+	fcinfo->args[1].isnull = false;
+	r = imported(fcinfo);
+	if (fcinfo->isnull)
+		return false;
+	*result = DatumGetInt32(r);
+	return true;
+}
+
+/* Column i's imported body, and the server function it was imported from. */
+static inline __attribute__((always_inline)) PGFunction
+btjit_bc_function(int i, bool server)
+{
+	switch (i)
+	{
+#define BTJIT_BC_CASE(n) \
+		case n: return server ? btjit_bc_server##n : btjit_bc_proc##n
+			BTJIT_BC_CASE(0);
+			BTJIT_BC_CASE(1);
+			BTJIT_BC_CASE(2);
+			BTJIT_BC_CASE(3);
+			BTJIT_BC_CASE(4);
+			BTJIT_BC_CASE(5);
+			BTJIT_BC_CASE(6);
+			BTJIT_BC_CASE(7);
+#undef BTJIT_BC_CASE
+	}
+	return NULL;
+}
+
+/*
+ * Whether the imported body of column i may stand for scankey sk's proc:
+ * the column names an import and sk's fn_addr is the very server function
+ * it was imported from (a cross-type proc, or any other, is not).
+ */
+static inline __attribute__((always_inline)) bool
+btjit_bc_applies(int i, ScanKey sk)
+{
+	return SHAPE.cols[i].bcsym[0] != '\0' &&
+		sk->sk_func.fn_addr == btjit_bc_function(i, true);
+}
+
+/*
+ * Column i's proc for scankey sk, exact by construction: the imported body
+ * runs only where btjit_bc_applies, the proc is called otherwise.
+ */
+static inline __attribute__((always_inline)) bool
+btjit_call_column(int i, ScanKey sk, Datum stored, int32 *result)
+{
+	if (btjit_bc_applies(i, sk))
+		return btjit_call_imported(btjit_bc_function(i, false), sk, stored,
+								   result);
+	return btjit_call_proc(sk, stored, result);
+}
+
+/*
+ * Sign of the proc's result for column i, stored value at ptr;
+ * BTJIT_SIGN_DECLINE if it returned NULL.  The stored value is passed as
+ * index_getattr would return it (fetch_att).  call false for a column that
+ * names an import says that decoding found btjit_bc_applies true for this
+ * scankey: the imported body is run with no test and no call on the path,
+ * so that the optimiser may hoist the argument's share of the comparison
+ * out of the search loop.  Otherwise the proc is called.
  */
 static inline __attribute__((always_inline)) int
-btjit_call_sign(int i, const BtjitKey *k, const char *ptr)
+btjit_call_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
+	ScanKey		sk = &k->key->scankeys[i];
+	Datum		stored = fetch_att(ptr, col->attbyval, col->attlen);
 	int32		r;
+	bool		ok;
 
-	if (!btjit_call_proc(&k->key->scankeys[i],
-						 fetch_att(ptr, col->attbyval, col->attlen), &r))
+	if (col->kind == BTJIT_KIND_CALL && col->bcsym[0] != '\0' && !call)
+		ok = btjit_call_imported(btjit_bc_function(i, false), sk, stored, &r);
+	else
+		ok = btjit_call_proc(sk, stored, &r);
+	if (!ok)
 		return BTJIT_SIGN_DECLINE;
 	return (r > 0) - (r < 0);
 }
@@ -531,7 +639,7 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 	int			c;
 
 	if (call || col->kind == BTJIT_KIND_CALL)
-		c = btjit_call_sign(i, k, ptr);
+		c = btjit_call_sign(i, k, ptr, call);
 	else if (BTJIT_KIND_IS_INT(col->kind))
 	{
 		int64		v = btjit_stored_value(ptr, col->kind);
@@ -572,7 +680,7 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 		BtjitArg	stored;
 
 		if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
-			c = btjit_call_sign(i, k, ptr); /* compressed: the proc's job */
+			c = btjit_call_sign(i, k, ptr, true);	/* compressed: the proc's job */
 		else
 		{
 			btjit_numeric_decode(data, len, &stored);
@@ -595,7 +703,7 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 		else if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
 			data = NULL;		/* compressed or external: the proc's job */
 		if (data == NULL)
-			c = btjit_call_sign(i, k, ptr);
+			c = btjit_call_sign(i, k, ptr, true);
 		else
 		{
 			if (col->kind == BTJIT_KIND_BPCHAR)
@@ -1101,9 +1209,25 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *needgeneral)
 			continue;
 		}
 
-		/* A called column needs nothing decoded: the proc reads it. */
+		/*
+		 * A called column needs nothing decoded: the proc reads it.  One
+		 * that names an import is called (argcall) when the scankey's proc
+		 * is not the imported function; the fast instance leaves such keys
+		 * to the general one, so that its loop runs the imported body only.
+		 */
 		if (col->kind == BTJIT_KIND_CALL)
+		{
+			if (col->bcsym[0] != '\0' && !btjit_bc_applies(i, sk))
+			{
+				if (!general)
+				{
+					*needgeneral = true;
+					return false;
+				}
+				k->argcall[i] = true;
+			}
 			continue;
+		}
 
 		/*
 		 * The column's own proc reads the argument with a constant kind;
@@ -1258,8 +1382,8 @@ btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 	{
 		/* numeric_cmp returns cmp_numerics' -1, 0 or 1 */
 	}
-	else if (!btjit_call_proc(&k->key->scankeys[i],
-							  fetch_att(ptr, col->attbyval, col->attlen), &c))
+	else if (!btjit_call_column(i, &k->key->scankeys[i],
+								fetch_att(ptr, col->attbyval, col->attlen), &c))
 		return false;
 	if (!col->desc)
 		c = c < 0 ? 1 : -c;

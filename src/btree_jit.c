@@ -29,6 +29,7 @@ bool		btjit_verify = false;
 bool		btjit_log_compiles = false;
 int			btjit_max_signatures = 64;
 char	   *btjit_template_path = NULL;
+char	   *btjit_server_bitcode_path = NULL;
 int			btjit_compile_threshold = 64;
 bool		btjit_object_cache = true;
 int			btjit_object_cache_max_files = 1000;
@@ -97,6 +98,7 @@ _PG_init(void)
 	btjit_cache_init();
 	btjit_install_redirect();
 	btjit_objcache_preload();
+	btjit_server_bitcode_preload();
 }
 
 static void
@@ -178,6 +180,15 @@ btjit_define_gucs(void)
 							   "Path of the bitcode template (default: the installed one).",
 							   NULL,
 							   &btjit_template_path,
+							   "",
+							   PGC_SUSET,
+							   GUC_NOT_IN_SAMPLE,
+							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("btree_jit.server_bitcode_path",
+							   "Directory of the server's bitcode, from which comparison procs are imported (default: the installed one).",
+							   "For testing: a directory without postgres.index.bc makes every import fall back to calling the proc.",
+							   &btjit_server_bitcode_path,
 							   "",
 							   PGC_SUSET,
 							   GUC_NOT_IN_SAMPLE,

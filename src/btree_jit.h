@@ -25,6 +25,7 @@
  *					with the compiler library, loaded on first need
  *	  objcache.c	the template's identity; compiled objects on disk
  *	  objload.c		link a cached object without LLVM (objload.h)
+ *	  bitcode.c		the identity of the server's bitcode (imports)
  *	  sqlfuncs.c	SQL-callable reporting and control functions
  *
  * The compiler is a shared library of its own, btree_jit_llvm.so, because
@@ -34,6 +35,9 @@
  *	  compile.c		specialise the bitcode template with LLVM ORC
  *	  llvm_error.cpp  LLVM fatal errors and bad_alloc -> FATAL, within a
  *					guard
+ *	  bcimport.c	the rules for importing a proc from the server's
+ *					bitcode, and its module's preparation (bcimport.h)
+ *	  llvm_bitcode.cpp  the summary index and deleteBody, for bcimport.c
  *
  *-------------------------------------------------------------------------
  */
@@ -63,6 +67,7 @@ extern bool btjit_log_compiles;
 extern int	btjit_max_signatures;
 extern int	btjit_compile_threshold;
 extern char *btjit_template_path;
+extern char *btjit_server_bitcode_path;
 extern bool btjit_object_cache;
 extern int	btjit_object_cache_max_files;
 extern int	btjit_compile_fault;	/* BtjitCompileFault; test hook */
@@ -255,9 +260,17 @@ extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,
 									  char *why, size_t whylen);
 extern void btjit_shape_signature(const BtjitShape *shape, char *buf,
 								  size_t buflen);
+extern void btjit_shape_signature_tiers(const BtjitShape *shape,
+										const char *bcinfo, char *buf,
+										size_t buflen);
 
 /* ---- Template and object cache (objcache.c) ---- */
 extern void btjit_objcache_preload(void);
+
+/* ---- The server's bitcode, for imports (bitcode.c) ---- */
+extern const BtjitServerBitcode *btjit_server_bitcode(void);
+extern void btjit_server_bitcode_preload(void);
+extern void btjit_server_bitcode_for_compile(BtjitServerBitcode *bc);
 extern bool btjit_template_read(const BtjitTemplate **tmpl, char *why,
 								size_t whylen);
 extern void btjit_object_names(const BtjitShape *shape,

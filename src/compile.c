@@ -12,6 +12,16 @@
  * fold, the column loops unroll), emit an object file and add it to the
  * LLJIT.
  *
+ * A called column whose proc is a built-in function (the shape names its
+ * symbol) gets the proc's body imported from the server's bitcode, when
+ * bcimport.c's rules allow: the module that defines it is found through
+ * postgres.index.bc, parsed, prepared and linked into the specialised
+ * module, and the template's placeholders for that column become the
+ * imported copy and the server's own function (the guard).  A column whose
+ * import is refused is called, and the reason goes into the object's
+ * tier string (BtjitCode.bcinfo, and a function of the object returning it,
+ * for backends that link it from the object cache).
+ *
  * The object file is also handed back to compile_loader.c, which stores
  * it in the object cache (objcache.c): later backends link it from there
  * without loading LLVM at all.
@@ -33,9 +43,13 @@
  */
 #include "postgres.h"
 
+#include <dlfcn.h>
+
+#include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Object.h>
 #include <llvm-c/Target.h>
@@ -45,6 +59,7 @@
 #include "fmgr.h"
 #include "utils/memutils.h"
 
+#include "bcimport.h"
 #include "compiler.h"
 
 /* Loaded with load_external_function(), which checks for the magic block. */
@@ -55,6 +70,11 @@ PG_MODULE_MAGIC;
 #define BTJIT_TEMPLATE_COMPARE "btjit_compare_entry"
 #define BTJIT_TEMPLATE_INSERT "btjit_insert_entry"
 #define BTJIT_TEMPLATE_SHAPE "btjit_shape_param"
+#define BTJIT_TEMPLATE_BC_PROC "btjit_bc_proc"	/* + column number */
+#define BTJIT_TEMPLATE_BC_SERVER "btjit_bc_server"
+
+/* An imported body this small is always inlined into the search. */
+#define BTJIT_BC_ALWAYS_INLINE_INSTR 200
 
 static bool btjit_llvm_ready = false;
 static LLVMContextRef btjit_context = NULL;
@@ -62,6 +82,8 @@ static LLVMTargetMachineRef btjit_target_machine = NULL;
 static LLVMOrcLLJITRef btjit_lljit = NULL;
 static LLVMModuleRef btjit_template = NULL;	/* parsed on first compile */
 static uint64 btjit_template_hash = 0;	/* of the bytes it was parsed from */
+static BtjitBcIndex btjit_bc_index = NULL;	/* postgres.index.bc, parsed */
+static uint64 btjit_bc_index_hash = 0;	/* of the bytes it was parsed from */
 
 /*
  * BTJIT_PASSES (compiler.h) is O2 rather than O3: on the page-search
@@ -276,6 +298,339 @@ btjit_const_from_bytes(LLVMTargetDataRef td, LLVMTypeRef type,
 	}
 }
 
+/* Imports resolve to the running process's symbols, as the linkers do. */
+static const void *
+btjit_resolve_in_process(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
+/*
+ * Read a whole file into palloc'd memory; NULL with why[].  The server's
+ * bitcode files are a few hundred kB at most.
+ */
+static char *
+btjit_slurp(const char *path, size_t *len, char *why, size_t whylen)
+{
+	FILE	   *f = fopen(path, "rb");
+	char	   *data;
+	long		size;
+
+	if (f == NULL)
+	{
+		snprintf(why, whylen, "could not open \"%s\": %m", path);
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+		size > 256L * 1024 * 1024 || fseek(f, 0, SEEK_SET) != 0)
+	{
+		snprintf(why, whylen, "could not size \"%s\"", path);
+		fclose(f);
+		return NULL;
+	}
+	data = palloc_extended(Max(size, 1), MCXT_ALLOC_NO_OOM);
+	if (data == NULL || fread(data, 1, size, f) != (size_t) size)
+	{
+		snprintf(why, whylen, "could not read \"%s\"", path);
+		if (data)
+			pfree(data);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = size;
+	return data;
+}
+
+/*
+ * The parsed postgres.index.bc of bc, provided its bytes are still those
+ * identified at start-up (bitcode.c): the object key names them.
+ */
+static bool
+btjit_bc_load_index(const BtjitServerBitcode *bc, char *why, size_t whylen)
+{
+	char		path[MAXPGPATH];
+	char	   *data;
+	size_t		len;
+	uint64		h;
+
+	if (btjit_bc_index != NULL && btjit_bc_index_hash == bc->index_hash)
+		return true;
+	snprintf(path, sizeof(path), "%s/postgres.index.bc", bc->dir);
+	data = btjit_slurp(path, &len, why, whylen);
+	if (data == NULL)
+		return false;
+	h = btjit_fnv1a(UINT64CONST(0xcbf29ce484222325), data, len);
+	if (h != bc->index_hash)
+	{
+		snprintf(why, whylen, "\"%s\" changed since the server started", path);
+		pfree(data);
+		return false;
+	}
+	if (btjit_bc_index != NULL)
+		btjit_bc_index_free(btjit_bc_index);
+	btjit_bc_index = btjit_bc_index_parse(data, len, why, whylen);
+	pfree(data);
+	if (btjit_bc_index == NULL)
+		return false;
+	btjit_bc_index_hash = h;
+	return true;
+}
+
+/*
+ * Import sym's body from the server's bitcode into mod, as an internal
+ * function; NULL with why[] if it may not be imported (mod unchanged).
+ * *broken is set if linking failed half-way: mod is then unusable.
+ */
+static LLVMValueRef
+btjit_bc_import(LLVMModuleRef mod, const BtjitServerBitcode *bc,
+				const char *sym, bool *broken, char *why, size_t whylen)
+{
+	char		modpath[MAXPGPATH];
+	char		path[MAXPGPATH];
+	char		newname[64];
+	char	   *data;
+	size_t		len;
+	LLVMMemoryBufferRef view;
+	LLVMModuleRef src;
+	LLVMValueRef fn;
+	int			ninstr = 0;
+
+	*broken = false;
+	if (!bc->usable)
+	{
+		strlcpy(why, bc->why, whylen);
+		return NULL;
+	}
+	if (!btjit_bc_load_index(bc, why, whylen))
+		return NULL;
+	if (!btjit_bc_index_module(btjit_bc_index, sym, modpath, sizeof(modpath)))
+	{
+		snprintf(why, whylen, "postgres.index.bc names no module defining it");
+		return NULL;
+	}
+	if (strstr(modpath, "..") != NULL || modpath[0] == '/')
+	{
+		snprintf(why, whylen, "postgres.index.bc names module \"%s\"", modpath);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", bc->dir, modpath);
+	data = btjit_slurp(path, &len, why, whylen);
+	if (data == NULL)
+		return NULL;
+	view = LLVMCreateMemoryBufferWithMemoryRange(data, len, path, false);
+	btjit_llvm_diagnostic[0] = '\0';
+	if (LLVMParseBitcodeInContext2(btjit_context, view, &src))
+	{
+		snprintf(why, whylen, "\"%s\" is not valid bitcode: %s", path,
+				 btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
+		LLVMDisposeMemoryBuffer(view);
+		pfree(data);
+		return NULL;
+	}
+	LLVMDisposeMemoryBuffer(view);
+	pfree(data);
+
+	/* the same target and layout as the template, or nothing */
+	if (strcmp(LLVMGetDataLayoutStr(src), LLVMGetDataLayoutStr(mod)) != 0)
+	{
+		snprintf(why, whylen, "\"%s\" has another data layout than the template", path);
+		LLVMDisposeModule(src);
+		return NULL;
+	}
+
+	snprintf(newname, sizeof(newname), "btjit_bc_import_%s", sym);
+	if (!btjit_bc_prepare(src, sym, newname, btjit_resolve_in_process,
+						  &ninstr, why, whylen))
+	{
+		LLVMDisposeModule(src);
+		return NULL;
+	}
+	/* LLVMLinkModules2 takes src, whatever happens */
+	LLVMSetTarget(src, LLVMGetTarget(mod));
+	btjit_llvm_diagnostic[0] = '\0';
+	if (LLVMLinkModules2(mod, src))
+	{
+		snprintf(why, whylen, "linking \"%s\" failed: %s", path,
+				 btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
+		*broken = true;
+		return NULL;
+	}
+	fn = LLVMGetNamedFunction(mod, newname);
+	if (fn == NULL || LLVMIsDeclaration(fn))
+	{
+		snprintf(why, whylen, "%s did not come through the link", sym);
+		*broken = true;
+		return NULL;
+	}
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+
+	/* small bodies are inlined into each search loop, unless forbidden */
+	if (ninstr <= BTJIT_BC_ALWAYS_INLINE_INSTR)
+	{
+		unsigned	noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+		unsigned	optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
+		unsigned	always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+
+		if (LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline) == NULL &&
+			LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, optnone) == NULL)
+			LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+									LLVMCreateEnumAttribute(btjit_context, always, 0));
+	}
+	return fn;
+}
+
+/* Replace every use of placeholder by value (cast to its type) and drop it. */
+static void
+btjit_replace_placeholder(LLVMValueRef placeholder, LLVMValueRef value)
+{
+	LLVMTypeRef type = LLVMTypeOf(placeholder);
+
+	if (LLVMTypeOf(value) != type)
+		value = LLVMConstPointerCast(value, type);
+	LLVMReplaceAllUsesWith(placeholder, value);
+	LLVMDeleteFunction(placeholder);
+}
+
+/*
+ * Give column i's placeholders their meaning: the imported body and the
+ * server's function named sym, or, with imported NULL, nothing (the bound
+ * shape makes them unreachable).  False if sym names something else in mod.
+ */
+static bool
+btjit_bind_placeholders(LLVMModuleRef mod, int i, LLVMValueRef imported,
+						const char *sym)
+{
+	char		name[64];
+	LLVMValueRef proc;
+	LLVMValueRef server;
+
+	snprintf(name, sizeof(name), "%s%d", BTJIT_TEMPLATE_BC_PROC, i);
+	proc = LLVMGetNamedFunction(mod, name);
+	snprintf(name, sizeof(name), "%s%d", BTJIT_TEMPLATE_BC_SERVER, i);
+	server = LLVMGetNamedFunction(mod, name);
+
+	if (imported == NULL)
+	{
+		if (proc != NULL)
+			btjit_replace_placeholder(proc, LLVMConstNull(LLVMTypeOf(proc)));
+		if (server != NULL)
+			btjit_replace_placeholder(server, LLVMConstNull(LLVMTypeOf(server)));
+		return true;
+	}
+	if (proc == NULL || server == NULL)
+		return false;
+	btjit_replace_placeholder(proc, imported);
+	{
+		LLVMValueRef existing = LLVMGetNamedGlobal(mod, sym);
+		LLVMValueRef fn = LLVMGetNamedFunction(mod, sym);
+
+		if (existing != NULL)
+			return false;		/* a variable of that name: not ours */
+		if (fn == NULL)
+		{
+			/* the server's function, resolved at link time */
+			fn = LLVMAddFunction(mod, sym, LLVMGlobalGetValueType(server));
+			LLVMSetLinkage(fn, LLVMExternalLinkage);
+		}
+		btjit_replace_placeholder(server, fn);
+	}
+	return true;
+}
+
+/*
+ * Import what the shape's called columns name, into mod, and record each
+ * column's tier in bcinfo (BTJIT_MAX_KEYS characters, then the first
+ * refusal's reason); *bound is the shape the template is to see, without
+ * the imports that were refused.  refuse_all, if set, refuses every import
+ * with that reason (the retry after a failed link).  Returns false if mod
+ * was broken by a failed link.
+ */
+static bool
+btjit_bc_import_all(LLVMModuleRef mod, const BtjitShape *shape,
+					const BtjitServerBitcode *bc, const char *refuse_all,
+					BtjitShape *bound, char *bcinfo, size_t infolen,
+					char *why, size_t whylen)
+{
+	LLVMValueRef imported[BTJIT_MAX_KEYS] = {0};
+	char		tiers[BTJIT_MAX_KEYS + 1];
+	char		first[256] = "";
+
+	*bound = *shape;
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+	{
+		const char *sym = shape->cols[i].bcsym;
+		char		iwhy[256];
+		bool		broken = false;
+
+		tiers[i] = BTJIT_BC_NONE;
+		if (i >= shape->nkeys || sym[0] == '\0')
+			continue;
+
+		/* a second column with the same proc shares the first's copy */
+		for (int j = 0; j < i; j++)
+			if (imported[j] != NULL && strcmp(shape->cols[j].bcsym, sym) == 0)
+				imported[i] = imported[j];
+		if (imported[i] == NULL)
+		{
+			if (refuse_all != NULL)
+				strlcpy(iwhy, refuse_all, sizeof(iwhy));
+			else
+				imported[i] = btjit_bc_import(mod, bc, sym, &broken,
+											  iwhy, sizeof(iwhy));
+			if (broken)
+			{
+				strlcpy(why, iwhy, whylen);
+				return false;
+			}
+		}
+		if (imported[i] != NULL)
+			tiers[i] = BTJIT_BC_IMPORTED;
+		else
+		{
+			tiers[i] = BTJIT_BC_REFUSED;
+			memset(bound->cols[i].bcsym, 0, BTJIT_BCSYM_LEN);
+			if (first[0] == '\0')
+				strlcpy(first, iwhy, sizeof(first));
+		}
+	}
+	tiers[BTJIT_MAX_KEYS] = '\0';
+	snprintf(bcinfo, infolen, "%s%s", tiers, first);
+
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+		if (!btjit_bind_placeholders(mod, i, imported[i], shape->cols[i].bcsym))
+		{
+			snprintf(why, whylen, "the template cannot take the import of %s",
+					 shape->cols[i].bcsym);
+			return false;
+		}
+	return true;
+}
+
+/*
+ * The object's record of its tiers: a function named name returning the
+ * string bcinfo, for backends that link the object from the cache.
+ */
+static void
+btjit_add_bcinfo_function(LLVMModuleRef mod, const char *name,
+						  const char *bcinfo)
+{
+	LLVMTypeRef i8p = LLVMPointerType(LLVMInt8TypeInContext(btjit_context), 0);
+	LLVMValueRef str = LLVMConstStringInContext(btjit_context, bcinfo,
+												strlen(bcinfo), false);
+	LLVMValueRef g = LLVMAddGlobal(mod, LLVMTypeOf(str), "btjit_bcinfo_text");
+	LLVMValueRef fn = LLVMAddFunction(mod, name,
+									  LLVMFunctionType(i8p, NULL, 0, false));
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(btjit_context);
+
+	LLVMSetInitializer(g, str);
+	LLVMSetGlobalConstant(g, true);
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(btjit_context, fn, "entry"));
+	LLVMBuildRet(b, LLVMConstPointerCast(g, i8p));
+	LLVMDisposeBuilder(b);
+}
+
 /*
  * Clone the template and specialise it for shape: bind the constant, name
  * the entry function, internalise the rest and optimise.  Returns true with
@@ -284,9 +639,11 @@ btjit_const_from_bytes(LLVMTargetDataRef td, LLVMTypeRef type,
  * if an ERROR (a failed palloc) interrupts the specialisation.
  */
 static bool
-btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
-				 const BtjitObjectNames *names, LLVMModuleRef volatile *modp,
-				 char *why, size_t whylen)
+btjit_specialise_once(const BtjitShape *shape, const BtjitTemplate *tmpl,
+					  const BtjitServerBitcode *bc, const char *refuse_all,
+					  const BtjitObjectNames *names,
+					  LLVMModuleRef volatile *modp, char *bcinfo,
+					  size_t infolen, bool *broken, char *why, size_t whylen)
 {
 	LLVMModuleRef mod;
 	LLVMValueRef shape_global;
@@ -296,14 +653,26 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	LLVMValueRef init;
 	LLVMPassBuilderOptionsRef options;
 	LLVMErrorRef err;
+	BtjitShape	bound;
 
 	*modp = NULL;
+	*broken = false;
 	if (!btjit_llvm_init(why, whylen) || !btjit_parse_template(tmpl, why, whylen))
 		return false;
 
 	mod = LLVMCloneModule(btjit_template);
 	*modp = mod;
 	td = LLVMGetModuleDataLayout(mod);
+
+	/* tier 2 first: what is refused is unbound from the shape */
+	if (!btjit_bc_import_all(mod, shape, bc, refuse_all, &bound,
+							 bcinfo, infolen, why, whylen))
+	{
+		*broken = true;
+		LLVMDisposeModule(mod);
+		*modp = NULL;
+		return false;
+	}
 
 	shape_global = LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_SHAPE);
 	shape_type = LLVMGlobalGetValueType(shape_global);
@@ -317,7 +686,7 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 		*modp = NULL;
 		return false;
 	}
-	init = btjit_const_from_bytes(td, shape_type, (const unsigned char *) shape);
+	init = btjit_const_from_bytes(td, shape_type, (const unsigned char *) &bound);
 	if (init == NULL)
 	{
 		snprintf(why, whylen, "template's shape type has an unexpected layout");
@@ -329,13 +698,19 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	LLVMSetGlobalConstant(shape_global, true);
 	LLVMSetLinkage(shape_global, LLVMPrivateLinkage);
 
-	/* Only the entry point stays visible; everything else may be inlined. */
+	/*
+	 * Only the entry points stay visible; everything else may be inlined.
+	 * The server's functions imported for inlining stay available_externally:
+	 * where not inlined, they are the server's, never a private copy.
+	 */
 	for (LLVMValueRef f = LLVMGetFirstFunction(mod); f != NULL;
 		 f = LLVMGetNextFunction(f))
 	{
-		if (!LLVMIsDeclaration(f))
+		if (!LLVMIsDeclaration(f) &&
+			LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage)
 			LLVMSetLinkage(f, LLVMInternalLinkage);
 	}
+	btjit_add_bcinfo_function(mod, names->bcinfo, bcinfo);
 	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_ENTRY);
 	LLVMSetLinkage(entry, LLVMExternalLinkage);
 	LLVMSetValueName2(entry, names->search, strlen(names->search));
@@ -351,6 +726,25 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 
 	LLVMSetTarget(mod, LLVMGetTargetMachineTriple(btjit_target_machine));
 
+	/* linked server code: make sure the result is sound before optimising */
+	if (strchr(bcinfo, BTJIT_BC_IMPORTED) != NULL &&
+		strchr(bcinfo, BTJIT_BC_IMPORTED) < bcinfo + BTJIT_MAX_KEYS)
+	{
+		char	   *msg = NULL;
+
+		if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg))
+		{
+			snprintf(why, whylen, "the module with imported code does not verify: %.200s",
+					 msg ? msg : "");
+			LLVMDisposeMessage(msg);
+			*broken = true;
+			LLVMDisposeModule(mod);
+			*modp = NULL;
+			return false;
+		}
+		LLVMDisposeMessage(msg);
+	}
+
 	options = LLVMCreatePassBuilderOptions();
 	err = LLVMRunPasses(mod, BTJIT_PASSES, btjit_target_machine, options);
 	LLVMDisposePassBuilderOptions(options);
@@ -362,6 +756,30 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 		return false;
 	}
 	return true;
+}
+
+/*
+ * btjit_specialise_once with the shape's imports; if importing broke the
+ * module (a failed link, say), once more with every import refused, so that
+ * the columns are called rather than the whole shape failing.
+ */
+static bool
+btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
+				 const BtjitServerBitcode *bc, const BtjitObjectNames *names,
+				 LLVMModuleRef volatile *modp, char *bcinfo, size_t infolen,
+				 char *why, size_t whylen)
+{
+	bool		broken;
+	char		bwhy[256];
+
+	if (btjit_specialise_once(shape, tmpl, bc, NULL, names, modp, bcinfo,
+							  infolen, &broken, why, whylen))
+		return true;
+	if (!broken)
+		return false;
+	strlcpy(bwhy, why, sizeof(bwhy));
+	return btjit_specialise_once(shape, tmpl, bc, bwhy, names, modp, bcinfo,
+								 infolen, &broken, why, whylen);
 }
 
 /* Add an object to the LLJIT (which takes the buffer) and find its entries. */
@@ -432,6 +850,7 @@ btjit_guard_is_down(char *why, size_t whylen)
  */
 static bool
 btjit_llvm_compile_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
+						 const BtjitServerBitcode *bc,
 						 const BtjitObjectNames *names,
 						 BtjitCompileFault fault, BtjitCode *code,
 						 char **object_bytes, size_t *object_len,
@@ -449,7 +868,8 @@ btjit_llvm_compile_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 		char	   *error = NULL;
 		LLVMMemoryBufferRef object;
 
-		if (!btjit_specialise(shape, tmpl, names, &mod, why, whylen))
+		if (!btjit_specialise(shape, tmpl, bc, names, &mod, code->bcinfo,
+							  sizeof(code->bcinfo), why, whylen))
 			goto done;
 
 		/* test hooks: fail here, with a module alive, inside the guard */
@@ -505,10 +925,11 @@ done:
  */
 static char *
 btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
-						 bool assembly)
+						 const BtjitServerBitcode *bc, bool assembly)
 {
 	BtjitObjectNames names;
 	char		why[256];
+	char		bcinfo[BTJIT_SIGNATURE_LEN];
 	LLVMModuleRef volatile mod = NULL;
 	LLVMMemoryBufferRef volatile buf = NULL;
 	char	   *volatile text = NULL;
@@ -518,6 +939,7 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	strlcpy(names.search, "btjit_search_explained", sizeof(names.search));
 	strlcpy(names.entry, "btjit_entry_explained", sizeof(names.entry));
 	strlcpy(names.compare, "btjit_search_explained_cmp", sizeof(names.compare));
+	strlcpy(names.bcinfo, "btjit_search_explained_bc", sizeof(names.bcinfo));
 
 	if (!btjit_guard_is_down(why, sizeof(why)))
 		ereport(ERROR,
@@ -528,7 +950,8 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	btjit_llvm_enter_guard();
 	PG_TRY();
 	{
-		if (!btjit_specialise(shape, tmpl, &names, &mod, why, sizeof(why)))
+		if (!btjit_specialise(shape, tmpl, bc, &names, &mod, bcinfo,
+							  sizeof(bcinfo), why, sizeof(why)))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("btree_jit: could not compile the key shape"),

@@ -97,6 +97,7 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 {
 	const BtjitTemplate *tmpl;
 	BtjitObjectNames names;
+	BtjitServerBitcode bc;
 	char	   *object = NULL;
 	size_t		object_len = 0;
 	instr_time	start,
@@ -115,8 +116,9 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 		goto done;
 	}
 
+	btjit_server_bitcode_for_compile(&bc);
 	if (!btjit_compiler_load(why, whylen) ||
-		!btjit_compiler.compile_shape(shape, tmpl, &names,
+		!btjit_compiler.compile_shape(shape, tmpl, &bc, &names,
 									  (BtjitCompileFault) btjit_compile_fault,
 									  code, &object, &object_len,
 									  why, whylen))
@@ -138,8 +140,10 @@ char *
 btjit_explain_shape(const BtjitShape *shape, bool assembly)
 {
 	const BtjitTemplate *tmpl;
+	BtjitServerBitcode bc;
 	char		why[MAXPGPATH + 128];
 
+	btjit_server_bitcode_for_compile(&bc);
 	if (!btjit_template_read(&tmpl, why, sizeof(why)) ||
 		!btjit_compiler_load(why, sizeof(why)))
 		ereport(ERROR,
@@ -148,5 +152,5 @@ btjit_explain_shape(const BtjitShape *shape, bool assembly)
 				 errdetail_internal("%s", why),
 				 errhint("Check btree_jit.template_path, and that \"make install\" installed %s%s.",
 						 BTJIT_COMPILER_LIBRARY, DLSUFFIX)));
-	return btjit_compiler.explain_shape(shape, tmpl, assembly);
+	return btjit_compiler.explain_shape(shape, tmpl, &bc, assembly);
 }

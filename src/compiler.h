@@ -33,8 +33,51 @@ typedef struct BtjitCode
 	double		compile_ms;		/* to compile, or to load from the cache */
 	bool		from_object_cache;	/* loaded, not compiled, here */
 	char		failure[256];	/* why compilation failed */
+	char		bcinfo[BTJIT_SIGNATURE_LEN];	/* per-column bitcode tiers
+												 * (below) */
 	struct BtjitCode *next;
 } BtjitCode;
+
+/*
+ * The compiler's verdict on each column of a shape for importing the
+ * column's proc from the server's bitcode (BtjitColumnShape.bcsym), as a
+ * string: BTJIT_MAX_KEYS characters, one per column, then the reason of the
+ * first refusal.  The compiled object carries it too (a function returning
+ * it, BtjitObjectNames.bcinfo), so a backend linking a cached object knows
+ * it without LLVM.
+ */
+#define BTJIT_BC_NONE		'-' /* no import named: called, or inline */
+#define BTJIT_BC_IMPORTED	'B' /* the body is imported, behind its guard */
+#define BTJIT_BC_REFUSED	'C' /* named but not importable: called */
+typedef const char *(*BtjitBcInfoFn) (void);
+
+/*
+ * The server's bitcode ($pkglibdir/bitcode, or btree_jit.server_bitcode_path
+ * for tests), identified once per path (bitcode.c): the running binary's
+ * build-id and the bytes of postgres.index.bc.  The identity is part of the
+ * object cache key of every shape that names an import; the compiler
+ * imports only from an index whose bytes still hash to index_hash, and not
+ * at all when usable is false.
+ */
+typedef struct BtjitServerBitcode
+{
+	char		dir[1024];		/* the bitcode directory */
+	uint64		identity;		/* build-id and index; for the object key */
+	uint64		index_hash;		/* of postgres.index.bc's bytes */
+	bool		usable;			/* false: why[] */
+	char		why[256];
+} BtjitServerBitcode;
+
+/* FNV-1a, for the identities of files (bitcode.c, compile.c). */
+static inline uint64
+btjit_fnv1a(uint64 h, const void *data, size_t len)
+{
+	const unsigned char *p = (const unsigned char *) data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * UINT64CONST(0x100000001b3);
+	return h;
+}
 
 /* ---- The bitcode template, as read by objcache.c ---- */
 typedef struct BtjitTemplate
@@ -53,6 +96,7 @@ typedef struct BtjitObjectNames
 	char		entry[48];		/* BtjitEntryFn */
 	char		compare[48];	/* BtjitCompareEntryFn */
 	char		insert[48];		/* BtjitInsertEntryFn */
+	char		bcinfo[48];		/* BtjitBcInfoFn */
 } BtjitObjectNames;
 
 /*
@@ -61,7 +105,7 @@ typedef struct BtjitObjectNames
  * symbol reference an absolute 64-bit one (what objload.c expects).
  */
 #define BTJIT_PASSES "default<O2>"
-#define BTJIT_CODEGEN_ID "btree_jit 1.0 " BTJIT_PASSES " jit-code-model"
+#define BTJIT_CODEGEN_ID "btree_jit 1.1 " BTJIT_PASSES " jit-code-model bcimport"
 
 /*
  * Test hook (btree_jit.compile_fault, a superuser-only setting hidden from
@@ -89,12 +133,15 @@ typedef struct BtjitCompiler
 {
 	bool		(*compile_shape) (const BtjitShape *shape,
 								  const BtjitTemplate *tmpl,
+								  const BtjitServerBitcode *bc,
 								  const BtjitObjectNames *names,
 								  BtjitCompileFault fault,
 								  BtjitCode *code, char **object,
 								  size_t *objlen, char *why, size_t whylen);
 	char	   *(*explain_shape) (const BtjitShape *shape,
-								  const BtjitTemplate *tmpl, bool assembly);
+								  const BtjitTemplate *tmpl,
+								  const BtjitServerBitcode *bc,
+								  bool assembly);
 } BtjitCompiler;
 
 #define BTJIT_COMPILER_LIBRARY "btree_jit_llvm"

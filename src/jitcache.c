@@ -226,6 +226,8 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 		return;
 	}
 
+	/* the signature with the tiers the compiler settled on */
+	strlcpy(ix->signature, code->signature, sizeof(ix->signature));
 	ix->last_compile_ms = code->compile_ms;
 	ix->last_from_object_cache = code->from_object_cache;
 	ix->last_code_at = GetCurrentTimestamp();
@@ -300,6 +302,9 @@ btjit_code_for_shape(const BtjitShape *shape, char *why, size_t whylen)
 
 	if (btjit_compile_shape(shape, code, cwhy, sizeof(cwhy)))
 	{
+		/* now the tier of each called column is known */
+		btjit_shape_signature_tiers(shape, code->bcinfo, code->signature,
+									sizeof(code->signature));
 		btjit_ncompiles++;
 		if (btjit_log_compiles)
 			ereport(LOG,

@@ -13,7 +13,10 @@
  * a scankey with anything else makes the compiled code call the proc for
  * that column.  Every other column is of the "call" kind: the compiled loop
  * calls the scankey's own proc, so one shape serves every type and operator
- * class with the same storage layout, and no proc is assumed at all.
+ * class with the same storage layout, and no proc is assumed at all.  When
+ * the column's own proc is a built-in function, the shape also names it,
+ * and the compiler may import its body from the server's bitcode (tier 2,
+ * see src/README): it runs only when the scankey's proc is that function.
  *
  * Only the relcache entry is read, never the catalogs: this runs inside a
  * page search, with a buffer content lock held, possibly of a catalog index
@@ -30,6 +33,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/fmgroids.h"
+#include "utils/fmgrtab.h"
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
 
@@ -169,6 +173,26 @@ btjit_collmode(Oid coll)
 }
 
 /*
+ * The C symbol of a built-in function, as the server's own function manager
+ * finds it (fmgr_isbuiltin): the built-in table is what fmgr_info uses for
+ * such an OID whatever the catalog says, so the symbol named here is the
+ * function a scankey with this proc calls.  NULL for any other function
+ * (not internal, or created by CREATE FUNCTION ... LANGUAGE internal).
+ */
+static const char *
+btjit_builtin_symbol(Oid proc)
+{
+	uint16		index;
+
+	if (proc == InvalidOid || proc > fmgr_last_builtin_oid)
+		return NULL;
+	index = fmgr_builtin_oid_index[proc];
+	if (index == InvalidOidBuiltinMapping)
+		return NULL;
+	return fmgr_builtins[index].funcName;
+}
+
+/*
  * Fill *shape for rel.  Returns false with why[] when the index has anything
  * the compiled code does not reproduce exactly.
  */
@@ -226,8 +250,16 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 		if (info == NULL || collmode < 0 ||
 			!btjit_kind_storage_ok(info->left, att))
 		{
-			/* The scankey's proc, whatever it is, is called. */
+			const char *sym = btjit_builtin_symbol(proc);
+
+			/* The scankey's proc, whatever it is, is called ... */
 			col->kind = BTJIT_KIND_CALL;
+			/* ... or, if it is this built-in, perhaps its imported body. */
+			if (sym != NULL && strlen(sym) < BTJIT_BCSYM_LEN)
+			{
+				col->bcproc = proc;
+				strlcpy(col->bcsym, sym, BTJIT_BCSYM_LEN);
+			}
 			continue;
 		}
 		col->kind = info->left;
@@ -259,22 +291,37 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 	return true;
 }
 
-/* How a column is compared, for signatures. */
+/*
+ * How a column is compared, for signatures.  tier is the compiler's verdict
+ * on a column naming a bitcode import (BTJIT_BC_*; BTJIT_BC_NONE before
+ * compiling), why its reason when it refused (NULL: said already).
+ */
 static void
-btjit_append_column_name(StringInfo s, const BtjitColumnShape *col)
+btjit_append_column_name(StringInfo s, const BtjitColumnShape *col, char tier,
+						 const char *why)
 {
 	const BtjitProcInfo *info;
 
 	if (col->kind == BTJIT_KIND_CALL)
 	{
+		if (tier == BTJIT_BC_IMPORTED)
+		{
+			appendStringInfo(s, "%s bitcode", col->bcsym);
+			return;
+		}
 		if (col->attlen == -1)
-			appendStringInfo(s, "call(varlena, align %d)", col->attalign);
+			appendStringInfo(s, "call(varlena, align %d", col->attalign);
 		else if (col->attlen == -2)
-			appendStringInfoString(s, "call(cstring)");
+			appendStringInfoString(s, "call(cstring");
 		else
-			appendStringInfo(s, "call(%s %d, align %d)",
+			appendStringInfo(s, "call(%s %d, align %d",
 							 col->attbyval ? "byval" : "byref",
 							 col->attlen, col->attalign);
+		if (tier == BTJIT_BC_REFUSED && why != NULL)
+			appendStringInfo(s, "; %s not imported: %s", col->bcsym, why);
+		else if (tier == BTJIT_BC_REFUSED)
+			appendStringInfo(s, "; %s not imported", col->bcsym);
+		appendStringInfoChar(s, ')');
 		return;
 	}
 	info = btjit_proc_info(col->procs[0]);
@@ -288,11 +335,29 @@ btjit_append_column_name(StringInfo s, const BtjitColumnShape *col)
 /*
  * Print a shape readably, e.g. "(int4, int8 DESC NULLS LAST)".  Options are
  * shown only where they differ from the default (ASC NULLS LAST; DESC
- * NULLS FIRST).
+ * NULLS FIRST).  A called column is "call(<storage>)"; once compiled
+ * (btjit_shape_signature_tiers), one whose proc's body was imported from
+ * the server's bitcode is "<symbol> bitcode", and one whose import was
+ * refused says why inside its call(...).
  */
 void
 btjit_shape_signature(const BtjitShape *shape, char *buf, size_t buflen)
 {
+	btjit_shape_signature_tiers(shape, NULL, buf, buflen);
+}
+
+/*
+ * The same with the compiler's per-column verdicts (BtjitCode.bcinfo:
+ * BTJIT_MAX_KEYS characters BTJIT_BC_*, then the first refusal's reason),
+ * or NULL for none.
+ */
+void
+btjit_shape_signature_tiers(const BtjitShape *shape, const char *bcinfo,
+							char *buf, size_t buflen)
+{
+	bool		known = bcinfo != NULL && strlen(bcinfo) >= BTJIT_MAX_KEYS;
+	const char *why = known ? bcinfo + BTJIT_MAX_KEYS : "";
+
 	StringInfoData s;
 
 	initStringInfo(&s);
@@ -300,10 +365,14 @@ btjit_shape_signature(const BtjitShape *shape, char *buf, size_t buflen)
 	for (int i = 0; i < shape->nkeys; i++)
 	{
 		const BtjitColumnShape *col = &shape->cols[i];
+		char		tier = known ? bcinfo[i] : BTJIT_BC_NONE;
 
 		if (i > 0)
 			appendStringInfoString(&s, ", ");
-		btjit_append_column_name(&s, col);
+		btjit_append_column_name(&s, col, tier, why);
+		/* the reason of the first refusal, once */
+		if (tier == BTJIT_BC_REFUSED)
+			why = NULL;
 		if (col->desc)
 			appendStringInfoString(&s, " DESC");
 		if (col->nulls_first != col->desc)

@@ -13,7 +13,8 @@
  *
  * The key covers everything the machine code depends on: the shape, the
  * template's bytes, the code generator's settings, the server's major
- * version and the CPU (the code is compiled for the host CPU, so the
+ * version, the server build's bitcode when the shape imports from it, and
+ * the CPU (the code is compiled for the host CPU, so the
  * identification bits of cpuid are part of the key; valgrind's virtual CPU
  * gets objects of its own).  Files are written under a private name and
  * renamed into place, so a reader sees a whole file or none; a file that
@@ -214,11 +215,27 @@ btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	h = btjit_hash_bytes(h, &version, sizeof(version));
 	h = btjit_hash_bytes(h, BTJIT_CODEGEN_ID, strlen(BTJIT_CODEGEN_ID));
 	h = btjit_hash_bytes(h, &cpu, sizeof(cpu));
+
+	/*
+	 * Code inlined from the server's bitcode is the server build's: a shape
+	 * that names an import is keyed by that build's identity too (the
+	 * running binary's build-id and postgres.index.bc, bitcode.c), so that a
+	 * minor upgrade never links stale inlined code.
+	 */
+	for (int i = 0; i < shape->nkeys; i++)
+		if (shape->cols[i].bcsym[0] != '\0')
+		{
+			uint64		bcid = btjit_server_bitcode()->identity;
+
+			h = btjit_hash_bytes(h, &bcid, sizeof(bcid));
+			break;
+		}
 	snprintf(names->key, sizeof(names->key), "%016llx", (unsigned long long) h);
 	snprintf(names->search, sizeof(names->search), "btjit_search_%s", names->key);
 	snprintf(names->entry, sizeof(names->entry), "btjit_entry_%s", names->key);
 	snprintf(names->compare, sizeof(names->compare), "btjit_search_%s_cmp", names->key);
 	snprintf(names->insert, sizeof(names->insert), "btjit_search_%s_ins", names->key);
+	snprintf(names->bcinfo, sizeof(names->bcinfo), "btjit_search_%s_bc", names->key);
 }
 
 static void
@@ -239,8 +256,8 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	char		why[MAXPGPATH + 128];
 	char	   *data;
 	size_t		len;
-	const char *want[4];
-	void	   *addr[4];
+	const char *want[5];
+	void	   *addr[5];
 	bool		ok;
 
 	btjit_object_path(names, path);
@@ -257,6 +274,7 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	want[1] = names->entry;
 	want[2] = names->compare;
 	want[3] = names->insert;
+	want[4] = names->bcinfo;
 	ok = btjit_object_link(data, len, want, addr, lengthof(want), why, sizeof(why));
 	pfree(data);
 	if (!ok)
@@ -269,6 +287,7 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	code->entry = (BtjitEntryFn) addr[1];
 	code->cmp_entry = (BtjitCompareEntryFn) addr[2];
 	code->ins_entry = (BtjitInsertEntryFn) addr[3];
+	strlcpy(code->bcinfo, ((BtjitBcInfoFn) addr[4]) (), sizeof(code->bcinfo));
 	return true;
 }
 

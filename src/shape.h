@@ -25,6 +25,9 @@
 
 #define BTJIT_SIGNATURE_LEN 256
 
+/* Longest C symbol of a comparison proc whose body may be imported. */
+#define BTJIT_BCSYM_LEN 32
+
 /*
  * How a stored value (and, for the argument kinds, a scankey argument) is
  * read before comparing.  The integer kinds are widened to int64: every
@@ -84,6 +87,17 @@ typedef struct BtjitColumnShape
 	uint32		procs[BTJIT_MAX_PROCS]; /* sk_func.fn_oid values compared
 										 * inline */
 	uint8		argkinds[BTJIT_MAX_PROCS];	/* how to read sk_argument */
+
+	/*
+	 * A called column (BTJIT_KIND_CALL) whose own proc is a built-in
+	 * function: its OID and C symbol, whose body the compiler imports from
+	 * the server's bitcode if its rules allow (compile.c, bcimport.c).  The
+	 * compiled code runs the imported body only when the scankey's
+	 * fn_addr is that very function, and calls fn_addr otherwise.  Zero
+	 * and empty: no import.
+	 */
+	uint32		bcproc;
+	char		bcsym[BTJIT_BCSYM_LEN];
 } BtjitColumnShape;
 
 typedef struct BtjitShape

@@ -38,7 +38,8 @@ SELECT state, count(*) AS indexes,
 SELECT state, reason, count(*) AS indexes
   FROM btjit_cov WHERE state <> 'jit' GROUP BY 1, 2 ORDER BY 3 DESC, 2;
 \echo key columns by how they are compared
-SELECT CASE WHEN col LIKE 'call(%' THEN 'called' ELSE 'inline' END AS how,
+SELECT CASE WHEN col LIKE 'call(%' THEN 'called'
+            WHEN col LIKE '% bitcode%' THEN 'bitcode' ELSE 'inline' END AS how,
        regexp_replace(col, ' (DESC|NULLS FIRST|NULLS LAST)', '', 'g') AS kind,
        count(*) AS columns
   FROM btjit_cov,

@@ -43,6 +43,7 @@ ALL_WORKLOADS = [
     "probe_float8",
     "probe_numeric",
     "probe_text_icu",
+    "probe_interval",
     "range_scan",
     "insert_random",
     "pgbench_select",

@@ -1,0 +1,38 @@
+-- bench/workloads/probe_interval.sql - interval primary key (issue 12, tier
+-- 2: interval_cmp imported from the server's bitcode and inlined): equality
+-- probes into a 1,000,000-row primary key through an index nested loop, in
+-- random key order: LATERAL ... LIMIT 1 over keys that are all present, and
+-- a plain join over keys drawn again, a quarter of them absent.  {N} is the
+-- number of probes (the first N rows of the probe table).
+--
+-- @title interval primary key, 1M rows: 200k nested-loop equality probes (LATERAL LIMIT 1; join, 1/4 absent)
+-- @kind sql
+-- @uses data_interval
+-- @index tiv_pkey
+-- @unit probe
+-- @n_full 200000
+-- @n_timing 200000
+-- @n_callgrind 10000
+-- @target -
+
+-- @section session
+SET jit = off;
+SET enable_memoize = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SET enable_bitmapscan = off;
+SELECT pg_prewarm('tiv'), pg_prewarm('tiv_pkey'), pg_prewarm('tiv_pl'), pg_prewarm('tiv_pj');
+
+-- @section warmup
+SELECT count(*) FROM (SELECT k FROM tiv_pl LIMIT 100) p JOIN tiv ON tiv.id = p.k;
+
+-- @query lateral LATERAL ... LIMIT 1 nested loop, keys all present
+SELECT count(*), sum(x.v)
+  FROM (SELECT k FROM tiv_pl LIMIT {N}) p
+  CROSS JOIN LATERAL (SELECT v FROM tiv WHERE tiv.id = p.k LIMIT 1) x;
+
+-- @query join plain join, index nested loop, a quarter of the keys absent
+SELECT count(*), sum(tiv.v)
+  FROM (SELECT k FROM tiv_pj LIMIT {N}) p
+  JOIN tiv ON tiv.id = p.k;

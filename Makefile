@@ -19,6 +19,7 @@ OBJS = \
 	src/jitcache.o \
 	src/indexstats.o \
 	src/compile_loader.o \
+	src/compile_worker.o \
 	src/objcache.o \
 	src/objload.o \
 	src/sqlfuncs.o
@@ -29,7 +30,7 @@ COMPILER_LIB = btree_jit_llvm$(DLSUFFIX)
 COMPILER_OBJS = src/compile.o src/llvm_error.o
 
 EXTENSION = btree_jit
-DATA = sql/btree_jit--1.0.sql sql/btree_jit--1.0--1.1.sql
+DATA = sql/btree_jit--1.0.sql sql/btree_jit--1.0--1.1.sql sql/btree_jit--1.1--1.2.sql
 PGFILEDESC = "btree_jit - specialised B-tree page search"
 
 # Bitcode templates, specialised at run time (installed under pkglibdir).

@@ -32,6 +32,8 @@ typedef struct BtjitCode
 	double		compile_ms;		/* to compile, or to load from the cache */
 	bool		from_object_cache;	/* loaded, not compiled, here */
 	char		failure[256];	/* why compilation failed */
+	bool		queued;			/* fn NULL: the compile worker has it */
+	uint64		queued_generation;	/* compile generation last looked at */
 	struct BtjitCode *next;
 } BtjitCode;
 

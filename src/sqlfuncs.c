@@ -25,6 +25,7 @@
 #include "btree_jit.h"
 
 PG_FUNCTION_INFO_V1(btree_jit_status);
+PG_FUNCTION_INFO_V1(btree_jit_status_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats);
 PG_FUNCTION_INFO_V1(btree_jit_explain);
 PG_FUNCTION_INFO_V1(btree_jit_compile);
@@ -34,11 +35,14 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 
 /*
  * The number of result columns of each function, as declared in the
- * extension's SQL script (sql/btree_jit--1.1.sql).  Each function asserts that it filled exactly
+ * extension's SQL scripts (sql/btree_jit--*.sql).  A function whose
+ * columns changed between versions has one C entry point per version, as in
+ * pg_stat_statements, so that an installation not yet updated keeps working.  Each function asserts that it filled exactly
  * that many values, and checks at run time that the declared row type has
  * that many columns (an installed SQL script of another version would not).
  */
-#define BTJIT_STATUS_COLS		12
+#define BTJIT_STATUS_COLS		12	/* 1.0 and 1.1 */
+#define BTJIT_STATUS_COLS_1_2	19
 #define BTJIT_INDEX_STATS_COLS	12
 #define BTJIT_COMPILE_COLS		4
 #define BTJIT_INDEX_COUNTERS_COLS	16
@@ -69,6 +73,8 @@ btjit_state_name(BtjitIndexState state)
 			return "jit";
 		case BTJIT_INDEX_STOCK:
 			return "stock";
+		case BTJIT_INDEX_QUEUED:
+			return "queued";
 		default:
 			return "pending";
 	}
@@ -85,20 +91,23 @@ btjit_total_counters(BtjitCounters *out)
 	btjit_stats_totals(out);
 }
 
-/* btree_jit_status(): the module's state and the cluster-wide counters. */
-Datum
-btree_jit_status(PG_FUNCTION_ARGS)
+/*
+ * btree_jit_status(): the module's state and the cluster-wide counters;
+ * from 1.2 also the compile worker's (ncolumns says which).
+ */
+static Datum
+btjit_status_internal(FunctionCallInfo fcinfo, int ncolumns)
 {
 	TupleDesc	tupdesc;
-	Datum		values[BTJIT_STATUS_COLS];
-	bool		nulls[BTJIT_STATUS_COLS];
+	Datum		values[BTJIT_STATUS_COLS_1_2];
+	bool		nulls[BTJIT_STATUS_COLS_1_2];
 	BtjitCounters totals;
 	const BtjitLocation *loc = &btjit_module.location;
 	int			i = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	btjit_check_result_columns("btree_jit_status", tupdesc, BTJIT_STATUS_COLS);
+	btjit_check_result_columns("btree_jit_status", tupdesc, ncolumns);
 
 	memset(nulls, 0, sizeof(nulls));
 	btjit_total_counters(&totals);
@@ -130,9 +139,48 @@ btree_jit_status(PG_FUNCTION_ARGS)
 	values[i++] = Int64GetDatum((int64) totals.verified_searches);
 	values[i++] = Int64GetDatum((int64) totals.compiles);
 	values[i++] = Int64GetDatum((int64) totals.compile_failures);
-	Assert(i == BTJIT_STATUS_COLS);
+
+	if (ncolumns >= BTJIT_STATUS_COLS_1_2)
+	{
+		BtjitWorkerStatus ws;
+
+		btjit_worker_status(&ws);
+		if (ws.worker_pid != 0)
+			values[i++] = Int32GetDatum(ws.worker_pid);
+		else
+			nulls[i++] = true;
+		values[i++] = Int32GetDatum(ws.queue_length);
+		values[i++] = Int64GetDatum((int64) ws.compiles);
+		values[i++] = Int64GetDatum((int64) ws.failures);
+		values[i++] = Int64GetDatum((int64) ws.queue_full);
+		if (ws.last_compile_at != 0)
+		{
+			values[i++] = Float8GetDatum(ws.last_compile_ms);
+			values[i++] = TimestampTzGetDatum(ws.last_compile_at);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
+	}
+	Assert(i == ncolumns);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* 1.0 and 1.1 */
+Datum
+btree_jit_status(PG_FUNCTION_ARGS)
+{
+	return btjit_status_internal(fcinfo, BTJIT_STATUS_COLS);
+}
+
+/* 1.2: with the compile worker's columns */
+Datum
+btree_jit_status_1_2(PG_FUNCTION_ARGS)
+{
+	return btjit_status_internal(fcinfo, BTJIT_STATUS_COLS_1_2);
 }
 
 /* One row of btree_jit_index_stats(), for one index this backend knows. */

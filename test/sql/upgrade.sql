@@ -1,6 +1,8 @@
 --
--- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics), and
--- the updated extension has exactly the objects of a fresh 1.1 install.
+-- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics) and
+-- 1.2 (the compile worker's columns in btree_jit_status()), each version's
+-- functions work with this module, and the updated extension has exactly
+-- the objects of a fresh install.
 --
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS btree_jit;
@@ -19,8 +21,16 @@ CREATE TEMP TABLE objects_updated AS
      AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'btree_jit')
    LIMIT 0;
 
+ALTER EXTENSION btree_jit UPDATE TO '1.1';
+SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+-- 1.1's btree_jit_status() (12 columns) works with the module of 1.2
+SELECT active, compiles >= 0 AS has_compiles FROM btree_jit_status();
+
 ALTER EXTENSION btree_jit UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+SELECT active, worker_pid IS NOT NULL AS worker_running,
+       queue_length >= 0 AS has_queue, worker_failures
+  FROM btree_jit_status();
 
 INSERT INTO objects_updated
   SELECT pg_describe_object(classid, objid, 0)

@@ -121,6 +121,7 @@ typedef struct BtjitCompileShared
 	uint64		failures;
 	uint64		enqueued;
 	uint64		queue_full;		/* enqueues refused for want of room */
+	int			warm_pending;	/* warm-start shapes left to compile */
 	double		last_compile_ms;
 	TimestampTz last_compile_at;	/* 0: none yet */
 	int			nfailed;		/* entries of failed[] in use */
@@ -147,6 +148,15 @@ static pid_t btjit_child_pid = 0;
 /* In the worker: object keys already in the warm-start list. */
 static char (*btjit_listed_keys)[17] = NULL;
 static int	btjit_nlisted = 0;
+
+/*
+ * In the worker: listed shapes missing from the cache at start, compiled
+ * when no backend waits for anything (they do not take queue entries, which
+ * are the backends').
+ */
+static BtjitShape *btjit_warm_shapes = NULL;
+static int	btjit_nwarm = 0;
+static int	btjit_warm_next = 0;
 
 PGDLLEXPORT void btjit_compile_worker_main(Datum arg);
 
@@ -374,6 +384,7 @@ btjit_worker_status(BtjitWorkerStatus *out)
 	for (int i = 0; i < cs->queue_size; i++)
 		if (cs->entries[i].state != BTJIT_QE_FREE)
 			out->queue_length++;
+	out->queue_length += cs->warm_pending;
 	out->compiles = cs->compiles;
 	out->failures = cs->failures;
 	out->queue_full = cs->queue_full;
@@ -414,7 +425,8 @@ btjit_listed(const char *key)
 }
 
 /*
- * Warm start: queue every listed shape whose object is not in the cache.
+ * Warm start: note every listed shape whose object is not in the cache, to
+ * be compiled when the queue is empty.
  * The list is a header (magic, the size of a shape) and whole shapes; a
  * list written for another shape layout is ignored (and rewritten as
  * shapes are compiled), since its bytes would not be shapes any more.
@@ -429,7 +441,6 @@ btjit_warm_start(void)
 	char		why[MAXPGPATH + 128];
 	BtjitShape	shape;
 	int			fd;
-	int			nqueued = 0;
 	int			nlisted = 0;
 
 	btjit_shapes_path(path);
@@ -465,17 +476,56 @@ btjit_warm_start(void)
 		btjit_listed_add(names.key);
 		if (btjit_object_cache_exists(&names))
 			continue;
-		LWLockAcquire(btjit_compile_shared->lock, LW_EXCLUSIVE);
-		if (btjit_queue_find(names.key) == NULL &&
-			btjit_queue_add(names.key, &shape) != NULL)
-			nqueued++;
-		LWLockRelease(btjit_compile_shared->lock);
+		if (btjit_warm_shapes == NULL)
+			btjit_warm_shapes = MemoryContextAlloc(TopMemoryContext,
+												   BTJIT_SHAPES_MAX * sizeof(BtjitShape));
+		if (btjit_nwarm < BTJIT_SHAPES_MAX)
+			memcpy(&btjit_warm_shapes[btjit_nwarm++], &shape, sizeof(BtjitShape));
 	}
 	CloseTransientFile(fd);
-	if (nqueued > 0)
+	LWLockAcquire(btjit_compile_shared->lock, LW_EXCLUSIVE);
+	btjit_compile_shared->warm_pending = btjit_nwarm;
+	LWLockRelease(btjit_compile_shared->lock);
+	if (btjit_nwarm > 0)
 		ereport(LOG,
-				(errmsg("btree_jit: warm start: %d of %d listed shapes are not in the object cache and are queued for compilation",
-						nqueued, nlisted)));
+				(errmsg("btree_jit: warm start: %d of %d listed shapes are not in the object cache and will be compiled",
+						btjit_nwarm, nlisted)));
+}
+
+/*
+ * The next warm-start shape still missing from the cache (a backend may
+ * have had it compiled meanwhile), or false.
+ */
+static bool
+btjit_warm_take(BtjitShape *shape, char *key)
+{
+	const BtjitTemplate *tmpl;
+	char		why[MAXPGPATH + 128];
+
+	while (btjit_warm_next < btjit_nwarm)
+	{
+		BtjitObjectNames names;
+		BtjitShape *next = &btjit_warm_shapes[btjit_warm_next++];
+		bool		pending;
+
+		LWLockAcquire(btjit_compile_shared->lock, LW_EXCLUSIVE);
+		btjit_compile_shared->warm_pending = btjit_nwarm - btjit_warm_next;
+		LWLockRelease(btjit_compile_shared->lock);
+
+		if (!btjit_template_read(&tmpl, why, sizeof(why)))
+			return false;
+		btjit_object_names(next, tmpl, &names);
+		LWLockAcquire(btjit_compile_shared->lock, LW_SHARED);
+		pending = btjit_queue_find(names.key) != NULL ||
+			btjit_failed_lookup(names.key, why, sizeof(why));
+		LWLockRelease(btjit_compile_shared->lock);
+		if (pending || btjit_object_cache_exists(&names))
+			continue;
+		memcpy(shape, next, sizeof(BtjitShape));
+		strlcpy(key, names.key, 17);
+		return true;
+	}
+	return false;
 }
 
 /* Add a compiled shape to the warm-start list (once). */
@@ -652,7 +702,7 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 		if (ShutdownRequestPending)
-			proc_exit(0);		/* the exit callback kills the child */
+			proc_exit(1);		/* see btjit_compile_worker_main */
 	}
 	btjit_child_pid = 0;
 
@@ -786,19 +836,33 @@ btjit_compile_worker_main(Datum arg)
 
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * Exit status 1, not 0: the postmaster unregisters a worker that
+		 * exits with 0, and a worker stopped by pg_terminate_backend() must
+		 * come back.  At shutdown the status does not matter.
+		 */
 		if (ShutdownRequestPending)
-			proc_exit(0);
+			proc_exit(1);
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
+		/*
+		 * The backends' shapes first; warm-start shapes when none waits (one
+		 * attempt each: they are a convenience, a crash fails them).
+		 */
 		if (!btjit_queue_take(&shape, key, &attempts))
 		{
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
-							 PG_WAIT_EXTENSION);
-			continue;
+			if (!btjit_warm_take(&shape, key))
+			{
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
+								 PG_WAIT_EXTENSION);
+				continue;
+			}
+			attempts = BTJIT_COMPILE_ATTEMPTS;
 		}
 
 		if (!btjit_compiler_preloaded)

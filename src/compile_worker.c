@@ -56,6 +56,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,6 +79,8 @@
 
 #include "btree_jit.h"
 
+/* The compile child's nice value (see btjit_compile_child). */
+#define BTJIT_COMPILE_NICE		10
 /* A shape that killed its compile process this often is failed. */
 #define BTJIT_COMPILE_ATTEMPTS	2
 /* Shapes remembered as failed (a ring: the oldest is forgotten). */
@@ -616,6 +619,16 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 	 */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 		_exit(4);
+
+	/*
+	 * A compile is background work: it should leave the CPU to the queries
+	 * (which run the stock path meanwhile) where it can.  Measured on a
+	 * loaded 2-core machine (bench/README.md, compile_latency): at nice 5
+	 * the compile slowed the query that had queued the shape; SCHED_IDLE
+	 * starved it for seconds; nice 10 is the compromise.
+	 */
+	(void) setpriority(PRIO_PROCESS, 0, BTJIT_COMPILE_NICE);
+
 	memset(&report, 0, sizeof(report));
 
 	if (btjit_compile_fault == BTJIT_COMPILE_FAULT_SLOW)

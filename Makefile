@@ -19,6 +19,7 @@ OBJS = \
 	src/jitcache.o \
 	src/indexstats.o \
 	src/compile_loader.o \
+	src/compile_worker.o \
 	src/objcache.o \
 	src/objload.o \
 	src/bitcode.o \

@@ -3,11 +3,43 @@
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION btree_jit UPDATE TO '1.2'" to load this file. \quit
 
--- 1.2: the leaf search of insertions (_bt_binsrch_insert) runs compiled
--- code too; its counts are new columns, at the end, of the per-backend and
--- the cluster-wide per-index functions.  The module fills the columns the
--- installed definition declares, so 1.1's definitions keep working until
--- this update.
+-- 1.2: shapes are compiled by a background worker (btree_jit.compile_mode).
+-- btree_jit_status() gains the worker's columns: its process id (NULL when
+-- it is not running), the shapes queued or being compiled, the compiles and
+-- failures it has done since the server started, the enqueues refused
+-- because the queue was full, and its last compile's duration and time.
+-- Indexes waiting for their shape show the state 'queued'.
+--
+-- The leaf search of insertions (_bt_binsrch_insert) runs compiled code
+-- too: btree_jit_index_stats(), btree_jit_index_counters() and the view
+-- btree_jit_indexes gain its counts (jit_inserts, verified_inserts).
+--
+-- Each changed function has a C entry point of its own for 1.2, so that
+-- 1.1's definitions keep working with this module until the update.
+DROP FUNCTION btree_jit_status();
+CREATE FUNCTION btree_jit_status(
+    OUT active boolean,
+    OUT reason text,
+    OUT server_version text,
+    OUT build_id text,
+    OUT binsrch_address text,
+    OUT call_sites integer,
+    OUT evidence text,
+    OUT jit_searches bigint,
+    OUT stock_searches bigint,
+    OUT verified_searches bigint,
+    OUT compiles bigint,
+    OUT compile_failures bigint,
+    OUT worker_pid integer,
+    OUT queue_length integer,
+    OUT worker_compiles bigint,
+    OUT worker_failures bigint,
+    OUT queue_full bigint,
+    OUT last_compile_ms float8,
+    OUT last_compile_at timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME', 'btree_jit_status_1_2'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 DROP FUNCTION btree_jit_index_stats();
 CREATE FUNCTION btree_jit_index_stats(
@@ -26,7 +58,7 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_inserts bigint,
     OUT verified_inserts bigint)
 RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'btree_jit_index_stats'
+AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_2'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 DROP VIEW btree_jit_indexes;
@@ -51,7 +83,7 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_inserts bigint,
     OUT verified_inserts bigint)
 RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'btree_jit_index_counters'
+AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_2'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 -- The indexes of the current database and the shared catalogs, by name.

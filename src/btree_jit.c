@@ -36,6 +36,8 @@ int			btjit_object_cache_max_files = 1000;
 int			btjit_max_indexes = 5000;
 static int	btjit_locate_fault = BTJIT_LOCATE_NORMAL;
 int			btjit_compile_fault = BTJIT_COMPILE_NORMAL;
+int			btjit_compile_mode = BTJIT_COMPILE_MODE_BACKGROUND;
+int			btjit_compile_queue_size = 64;
 bool		btjit_fast_ok = true;
 
 /* Keep btjit_fast_ok = enabled && !verify for the dispatcher's one test. */
@@ -70,6 +72,13 @@ static const struct config_enum_entry compile_fault_options[] = {
 	{"none", BTJIT_COMPILE_NORMAL, false},
 	{"error", BTJIT_COMPILE_FAULT_ERROR, false},
 	{"llvm_fatal", BTJIT_COMPILE_FAULT_LLVM_FATAL, false},
+	{"slow", BTJIT_COMPILE_FAULT_SLOW, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry compile_mode_options[] = {
+	{"background", BTJIT_COMPILE_MODE_BACKGROUND, false},
+	{"inline", BTJIT_COMPILE_MODE_INLINE, false},
 	{NULL, 0, false}
 };
 
@@ -99,6 +108,7 @@ _PG_init(void)
 	btjit_install_redirect();
 	btjit_objcache_preload();
 	btjit_server_bitcode_preload();
+	btjit_worker_register();
 }
 
 static void
@@ -146,6 +156,27 @@ btjit_define_gucs(void)
 							&btjit_compile_threshold,
 							64, 0, INT_MAX,
 							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("btree_jit.compile_mode",
+							 "Where a key shape missing from the object cache is compiled.",
+							 "background: the compile worker compiles it while the index uses the server's own page search; "
+							 "inline: the backend that needs it compiles it at once.  Without the object cache, "
+							 "or when the worker is not running or its queue is full, shapes are compiled inline.",
+							 &btjit_compile_mode,
+							 BTJIT_COMPILE_MODE_BACKGROUND,
+							 compile_mode_options,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("btree_jit.compile_queue_size",
+							"Maximum number of key shapes waiting for the compile worker.",
+							"A shape that finds the queue full is compiled by the backend that needs it.",
+							&btjit_compile_queue_size,
+							64, 1, 4096,
+							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
 
@@ -207,7 +238,9 @@ btjit_define_gucs(void)
 	/*
 	 * Test only, for superusers: makes the next compile in the library fail
 	 * inside LLVM's fatal-error guard, with an ERROR ("error") or an LLVM
-	 * fatal error ("llvm_fatal", which ends the session).  The regression
+	 * fatal error ("llvm_fatal", which ends the session); "slow" makes the
+	 * compile worker's child sleep 3 s before compiling, so that a test can
+	 * kill it mid-compile.  The regression
 	 * test guard.sql and test/suite-stress.sh use it to show that the guard
 	 * is left on the error path and that LLVM's fatal errors end only the
 	 * session.  Hidden from SHOW ALL and postgresql.conf.sample.

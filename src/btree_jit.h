@@ -23,6 +23,8 @@
  *					shared memory, flushed at transaction end
  *	  compile_loader.c  compile a shape: from the object cache, else
  *					with the compiler library, loaded on first need
+ *	  compile_worker.c  the compile queue in shared memory and the
+ *					background worker that compiles queued shapes
  *	  objcache.c	the template's identity; compiled objects on disk
  *	  objload.c		link a cached object without LLVM (objload.h)
  *	  bitcode.c		the identity of the server's bitcode (imports)
@@ -46,6 +48,7 @@
 
 #include "access/nbtree.h"
 #include "datatype/timestamp.h"
+#include "port/atomics.h"
 #include "utils/rel.h"
 
 #include "binpatch.h"
@@ -72,6 +75,21 @@ extern bool btjit_object_cache;
 extern int	btjit_object_cache_max_files;
 extern int	btjit_compile_fault;	/* BtjitCompileFault; test hook */
 extern int	btjit_max_indexes;
+extern int	btjit_compile_mode;		/* BtjitCompileMode */
+extern int	btjit_compile_queue_size;
+
+typedef enum BtjitCompileMode
+{
+	BTJIT_COMPILE_MODE_BACKGROUND = 0,	/* the compile worker compiles */
+	BTJIT_COMPILE_MODE_INLINE	/* the backend that needs the shape */
+} BtjitCompileMode;
+
+/*
+ * btree_jit.compile_fault beyond the library's faults (compiler.h): the
+ * compile worker's child sleeps 3 s before compiling, so that tests can
+ * kill it in the middle.  The library never sees this value.
+ */
+#define BTJIT_COMPILE_FAULT_SLOW 100
 
 /* ---- Module state established in the postmaster (btree_jit.c) ---- */
 typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
@@ -143,7 +161,9 @@ typedef enum BtjitIndexState
 {
 	BTJIT_INDEX_UNKNOWN = 0,	/* not examined since (re)open */
 	BTJIT_INDEX_JIT,			/* compiled code in use */
-	BTJIT_INDEX_STOCK			/* stock path; reason says why */
+	BTJIT_INDEX_STOCK,			/* stock path; reason says why */
+	BTJIT_INDEX_QUEUED			/* stock path while the compile worker
+								 * compiles its shape */
 } BtjitIndexState;
 
 typedef struct BtjitIndex
@@ -176,6 +196,8 @@ typedef struct BtjitIndex
 	bool		stats_hash_valid;	/* stats_hash computed */
 	uint32		stats_hash;		/* of its key in the shared hash */
 	BtjitIndexStats flushed;	/* counters as of the last flush */
+	uint64		queued_generation;	/* compile generation last looked at,
+									 * when state is QUEUED */
 } BtjitIndex;
 
 /*
@@ -225,7 +247,9 @@ extern void btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg),
 extern BtjitIndex **btjit_index_list(int *nindexes);
 extern void btjit_compile_totals(uint64 *compiles, uint64 *failures);
 extern struct BtjitCode *btjit_code_for_shape(const BtjitShape *shape,
+											  bool inline_only,
 											  char *why, size_t whylen);
+extern bool btjit_index_compile_done(const BtjitIndex *ix);
 
 /*
  * ---- Cluster-wide statistics (indexstats.c) ----
@@ -280,18 +304,88 @@ extern bool btjit_object_cache_load(const BtjitObjectNames *names,
 									BtjitCode *code);
 extern void btjit_object_cache_store(const BtjitObjectNames *names,
 									 const char *data, size_t len);
+extern bool btjit_object_cache_write(const BtjitObjectNames *names,
+									 const char *data, size_t len,
+									 char *why, size_t whylen);
+extern bool btjit_object_cache_exists(const BtjitObjectNames *names);
+extern void btjit_object_cache_dir(char *path);
 
 /*
  * ---- Compiling (compile_loader.c) ----
- * Compile shape into code (entry points, compile_ms, from_object_cache),
- * or return false with why[]; raises no error for anything LLVM, the
- * template or the object cache does (only for the server's own reasons,
- * such as running out of memory).
+ * Get code for a shape (entry points, compile_ms, from_object_cache): from
+ * the object cache, else queued for the compile worker (background mode),
+ * else compiled here; or fail with why[].  Raises no error for anything
+ * LLVM, the template or the object cache does (only for the server's own
+ * reasons, such as running out of memory).  btjit_compile_poll asks again
+ * about a queued shape; btjit_compile_object is the worker's compile (in
+ * its child process): compile and store the object, nothing else.
  */
-extern bool btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
-								char *why, size_t whylen);
+typedef enum BtjitCompileResult
+{
+	BTJIT_COMPILE_OK,
+	BTJIT_COMPILE_FAILED,
+	BTJIT_COMPILE_QUEUED
+} BtjitCompileResult;
+
+extern BtjitCompileResult btjit_compile_shape(const BtjitShape *shape,
+											  BtjitCode *code, bool inline_only,
+											  char *why, size_t whylen);
+extern BtjitCompileResult btjit_compile_poll(BtjitCode *code,
+											 char *why, size_t whylen);
+extern bool btjit_compile_object(const BtjitShape *shape, char *why,
+								 size_t whylen);
+extern void btjit_compiler_preload(void);
 /* For btree_jit_explain(): raises an error if the shape cannot compile. */
 extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);
+
+/*
+ * ---- The compile worker and its queue (compile_worker.c) ----
+ * btjit_compile_generation is bumped (in shared memory) each time the worker
+ * finishes a shape; a backend with queued indexes compares it with the value
+ * it last saw, on the dispatcher's slow path only.
+ */
+typedef enum BtjitEnqueueResult
+{
+	BTJIT_ENQUEUE_QUEUED,		/* queued now, or already */
+	BTJIT_ENQUEUE_FAILED,		/* the worker failed this shape: why[] */
+	BTJIT_ENQUEUE_UNAVAILABLE	/* no worker or no room: why[] */
+} BtjitEnqueueResult;
+
+typedef enum BtjitQueueStatus
+{
+	BTJIT_QUEUE_PENDING,		/* queued or being compiled */
+	BTJIT_QUEUE_FAILED,			/* why[] */
+	BTJIT_QUEUE_ABSENT			/* done (or lost): look in the object cache */
+} BtjitQueueStatus;
+
+typedef struct BtjitWorkerStatus
+{
+	int			worker_pid;		/* 0: not running */
+	int			queue_length;	/* queued or being compiled */
+	uint64		compiles;
+	uint64		failures;
+	uint64		queue_full;
+	double		last_compile_ms;
+	TimestampTz last_compile_at;	/* 0: none yet */
+	uint64		generation;
+} BtjitWorkerStatus;
+
+extern pg_atomic_uint64 *btjit_compile_generation;
+
+static inline uint64
+btjit_compile_generation_now(void)
+{
+	return btjit_compile_generation != NULL ?
+		pg_atomic_read_u64(btjit_compile_generation) : 0;
+}
+
+extern void btjit_worker_register(void);
+extern BtjitEnqueueResult btjit_worker_enqueue(const BtjitShape *shape,
+											   const char *key,
+											   char *why, size_t whylen);
+extern BtjitQueueStatus btjit_worker_lookup(const char *key, char *why,
+											size_t whylen);
+extern void btjit_worker_status(BtjitWorkerStatus *out);
 
 #pragma GCC visibility pop
 

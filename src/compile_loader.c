@@ -16,6 +16,12 @@
  * whose shapes are all in the object cache never loads it either: those
  * objects are linked by objload.c.
  *
+ * In background mode (btree_jit.compile_mode) a backend does not compile:
+ * it queues the shape for the compile worker (compile_worker.c), which
+ * compiles it with this same code in a child process, and links the object
+ * once the worker has stored it.  Only the worker's children load LLVM
+ * then, unless the worker is unavailable.
+ *
  * A library that is missing or fails to load is a reason, not an error:
  * the indexes stay on the stock path and btree_jit_index_stats() says why.
  * A failed load is not retried in the same backend.
@@ -87,12 +93,16 @@ btjit_compiler_load(char *why, size_t whylen)
 }
 
 /*
- * Compile a shape for this backend: link it from the object cache, else
- * compile it with the library and store the object for other backends.
- * Records the time it took in code->compile_ms either way.
+ * Code for a shape in this backend: link it from the object cache; else, in
+ * background mode, queue it for the compile worker and return QUEUED (the
+ * index stays on the stock path meanwhile); else compile it here and store
+ * the object for other backends.  A worker that is not running or a full
+ * queue fall back to compiling here; a shape the worker failed is failed
+ * here too, without another attempt.  inline_only (btree_jit_compile())
+ * skips the worker.  Records the time it took in code->compile_ms.
  */
-bool
-btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
+BtjitCompileResult
+btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
 					char *why, size_t whylen)
 {
 	const BtjitTemplate *tmpl;
@@ -102,7 +112,8 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 	size_t		object_len = 0;
 	instr_time	start,
 				duration;
-	bool		ok = false;
+	BtjitCompileResult result = BTJIT_COMPILE_FAILED;
+	BtjitCompileFault fault = (BtjitCompileFault) btjit_compile_fault;
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (!btjit_template_read(&tmpl, why, whylen))
@@ -112,27 +123,166 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code,
 	if (btjit_object_cache && btjit_object_cache_load(&names, code))
 	{
 		code->from_object_cache = true;
-		ok = true;
+		result = BTJIT_COMPILE_OK;
 		goto done;
 	}
 
+	/*
+	 * The worker hands its code over through the object cache, so without
+	 * the cache there is nothing it can do for us.
+	 */
+	if (!inline_only && btjit_object_cache &&
+		btjit_compile_mode == BTJIT_COMPILE_MODE_BACKGROUND)
+	{
+		char		qwhy[256];
+
+		/* read before asking, so that no finished compile goes unseen */
+		code->queued_generation = btjit_compile_generation_now();
+		switch (btjit_worker_enqueue(shape, names.key, qwhy, sizeof(qwhy)))
+		{
+			case BTJIT_ENQUEUE_QUEUED:
+				code->queued = true;
+				result = BTJIT_COMPILE_QUEUED;
+				goto done;
+			case BTJIT_ENQUEUE_FAILED:
+				snprintf(why, whylen, "the compile worker failed: %s", qwhy);
+				goto done;
+			case BTJIT_ENQUEUE_UNAVAILABLE:
+				/* compile here, as in inline mode */
+				if (btjit_log_compiles)
+					ereport(LOG,
+							(errmsg("btree_jit: compiling shape %s in this backend: %s",
+									code->signature, qwhy)));
+				break;
+		}
+	}
+
+	if (fault == (BtjitCompileFault) BTJIT_COMPILE_FAULT_SLOW)
+		fault = BTJIT_COMPILE_NORMAL;
 	btjit_server_bitcode_for_compile(&bc);
 	if (!btjit_compiler_load(why, whylen) ||
-		!btjit_compiler.compile_shape(shape, tmpl, &bc, &names,
-									  (BtjitCompileFault) btjit_compile_fault,
+		!btjit_compiler.compile_shape(shape, tmpl, &bc, &names, fault,
 									  code, &object, &object_len,
 									  why, whylen))
 		goto done;
 	if (btjit_object_cache)
 		btjit_object_cache_store(&names, object, object_len);
 	pfree(object);
-	ok = true;
+	result = BTJIT_COMPILE_OK;
 
 done:
 	INSTR_TIME_SET_CURRENT(duration);
 	INSTR_TIME_SUBTRACT(duration, start);
 	code->compile_ms = INSTR_TIME_GET_MILLISEC(duration);
-	return ok;
+	return result;
+}
+
+/*
+ * A queued shape, after the compile generation moved: linked from the
+ * object cache if the worker stored it, failed if the worker failed it,
+ * else still queued.  A shape neither queued nor in the cache (its entry
+ * was lost when the worker's shared memory was reinitialised, or the file
+ * was removed) is handed to btjit_compile_shape again.  The caller has set
+ * code->queued_generation to the generation read before calling.
+ */
+BtjitCompileResult
+btjit_compile_poll(BtjitCode *code, char *why, size_t whylen)
+{
+	const BtjitTemplate *tmpl;
+	BtjitObjectNames names;
+	char		qwhy[256];
+	instr_time	start,
+				duration;
+
+	Assert(code->queued);
+	if (!btjit_template_read(&tmpl, why, whylen))
+	{
+		code->queued = false;
+		return BTJIT_COMPILE_FAILED;
+	}
+	btjit_object_names(&code->shape, tmpl, &names);
+
+	switch (btjit_worker_lookup(names.key, qwhy, sizeof(qwhy)))
+	{
+		case BTJIT_QUEUE_PENDING:
+			return BTJIT_COMPILE_QUEUED;
+		case BTJIT_QUEUE_FAILED:
+			code->queued = false;
+			snprintf(why, whylen, "the compile worker failed: %s", qwhy);
+			return BTJIT_COMPILE_FAILED;
+		case BTJIT_QUEUE_ABSENT:
+			break;
+	}
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (btjit_object_cache && btjit_object_cache_load(&names, code))
+	{
+		INSTR_TIME_SET_CURRENT(duration);
+		INSTR_TIME_SUBTRACT(duration, start);
+		code->compile_ms = INSTR_TIME_GET_MILLISEC(duration);
+		code->from_object_cache = true;
+		code->queued = false;
+		return BTJIT_COMPILE_OK;
+	}
+	code->queued = false;
+	return btjit_compile_shape(&code->shape, code, false, why, whylen);
+}
+
+/*
+ * The compile worker loads the library once, so that each compile child it
+ * forks inherits LLVM mapped and relocated instead of paying 14-25 ms to
+ * load it again.  The worker runs none of LLVM's code beyond its
+ * constructors.  A failure is recorded as for a backend (the children then
+ * report it for each shape) and never raised.
+ */
+void
+btjit_compiler_preload(void)
+{
+	char		why[MAXPGPATH + 128];
+	MemoryContext oldcxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		(void) btjit_compiler_load(why, sizeof(why));
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcxt);
+		EmitErrorReport();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * The compile worker's compile, in its child process: compile the shape and
+ * store its object in the cache.  False with why[] if either fails: an
+ * object that cannot be stored serves no backend.
+ */
+bool
+btjit_compile_object(const BtjitShape *shape, char *why, size_t whylen)
+{
+	const BtjitTemplate *tmpl;
+	BtjitObjectNames names;
+	BtjitCode	code;
+	char	   *object = NULL;
+	size_t		object_len = 0;
+	BtjitServerBitcode bc;
+	BtjitCompileFault fault = (BtjitCompileFault) btjit_compile_fault;
+
+	if (fault == (BtjitCompileFault) BTJIT_COMPILE_FAULT_SLOW)
+		fault = BTJIT_COMPILE_NORMAL;
+	memset(&code, 0, sizeof(code));
+	if (!btjit_template_read(&tmpl, why, whylen))
+		return false;
+	btjit_object_names(shape, tmpl, &names);
+	btjit_server_bitcode_for_compile(&bc);
+	if (!btjit_compiler_load(why, whylen) ||
+		!btjit_compiler.compile_shape(shape, tmpl, &bc, &names, fault,
+									  &code, &object, &object_len,
+									  why, whylen))
+		return false;
+	return btjit_object_cache_write(&names, object, object_len, why, whylen);
 }
 
 /* The IR or machine code of a shape, for btree_jit_explain(). */

@@ -35,6 +35,8 @@ typedef struct BtjitCode
 	char		failure[256];	/* why compilation failed */
 	char		bcinfo[BTJIT_SIGNATURE_LEN];	/* per-column bitcode tiers
 												 * (below) */
+	bool		queued;			/* fn NULL: the compile worker has it */
+	uint64		queued_generation;	/* compile generation last looked at */
 	struct BtjitCode *next;
 } BtjitCode;
 

@@ -65,9 +65,14 @@ btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
 	if (slot->rel == rel && slot->relid == rel->rd_id)
 	{
 		ix = slot->ix;
-		/* searched often enough to be examined (and compiled) now */
-		if (unlikely(ix->state == BTJIT_INDEX_UNKNOWN &&
-					 ix->stock_searches >= (uint64) btjit_compile_threshold))
+		/*
+		 * searched often enough to be examined (and compiled) now, or queued
+		 * and the compile worker has finished something since
+		 */
+		if (unlikely((ix->state == BTJIT_INDEX_UNKNOWN &&
+					  ix->stock_searches >= (uint64) btjit_compile_threshold) ||
+					 (ix->state == BTJIT_INDEX_QUEUED &&
+					  btjit_index_compile_done(ix))))
 			ix = btjit_index_open(rel, false);
 	}
 	else

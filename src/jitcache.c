@@ -46,7 +46,7 @@ static uint64 btjit_ncompile_failures = 0;
 
 static void btjit_relcache_callback(Datum arg, Oid relid);
 static void btjit_cache_exit(int code, Datum arg);
-static void btjit_index_examine(Relation rel, BtjitIndex *ix);
+static void btjit_index_examine(Relation rel, BtjitIndex *ix, bool force);
 
 /*
  * Called from _PG_init in the postmaster; backends inherit the callback
@@ -151,10 +151,12 @@ btjit_index_open(Relation rel, bool force)
 	 * Compile lazily: an index searched only a few times in this backend
 	 * (the catalog lookups of a short connection, say) is not worth it.
 	 */
-	if (ix->state == BTJIT_INDEX_UNKNOWN &&
-		(force || (btjit_enabled &&
-				   ix->stock_searches >= (uint64) btjit_compile_threshold)))
-		btjit_index_examine(rel, ix);
+	if ((ix->state == BTJIT_INDEX_UNKNOWN &&
+		 (force || (btjit_enabled &&
+					ix->stock_searches >= (uint64) btjit_compile_threshold))) ||
+		(ix->state == BTJIT_INDEX_QUEUED &&
+		 (force || btjit_index_compile_done(ix))))
+		btjit_index_examine(rel, ix, force);
 
 	/*
 	 * Remember the state in the slot table, settled or not: an index below
@@ -180,7 +182,7 @@ btjit_index_open(Relation rel, bool force)
  * anything the index or LLVM does: a refusal is a state with a reason.
  */
 static void
-btjit_index_examine(Relation rel, BtjitIndex *ix)
+btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 {
 	BtjitShape	shape;
 	BtjitCode  *code;
@@ -215,10 +217,18 @@ btjit_index_examine(Relation rel, BtjitIndex *ix)
 	}
 	btjit_shape_signature(&shape, ix->signature, sizeof(ix->signature));
 
-	code = btjit_code_for_shape(&shape, why, sizeof(why));
+	code = btjit_code_for_shape(&shape, force, why, sizeof(why));
 	/* the index is charged with a compile it caused, not one it reused */
 	ix->compiles += btjit_ncompiles - ncompiles;
 	ix->compile_failures += btjit_ncompile_failures - nfailures;
+	if (code != NULL && code->queued)
+	{
+		/* stock path until the compile generation moves past this one */
+		ix->state = BTJIT_INDEX_QUEUED;
+		ix->queued_generation = code->queued_generation;
+		strlcpy(ix->reason, why, sizeof(ix->reason));
+		return;
+	}
 	if (code == NULL || code->fn == NULL)
 	{
 		ix->state = BTJIT_INDEX_STOCK;
@@ -258,77 +268,131 @@ btjit_shape_hash(const BtjitShape *shape)
 }
 
 /*
- * Compiled code for a shape: from the cache, or compiled now.  A shape that
- * failed to compile is remembered with fn == NULL, so one WARNING is enough
- * per backend.  Returns NULL (with why[]) only when the cache is full.
+ * Compiled code for a shape: from the cache, queued for the compile worker,
+ * or compiled now.  A shape that failed to compile is remembered with fn ==
+ * NULL, so one WARNING is enough per backend.  A queued shape (code->queued)
+ * is looked up again once the compile generation has moved since this
+ * backend last looked.  Returns NULL (with why[]) only when the cache is
+ * full.
  */
 BtjitCode *
-btjit_code_for_shape(const BtjitShape *shape, char *why, size_t whylen)
+btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
+					 char *why, size_t whylen)
 {
 	uint32		hash = btjit_shape_hash(shape);
 	BtjitCode  *code;
 	char		cwhy[256];
+	BtjitCompileResult result;
 
 	for (code = btjit_codes; code != NULL; code = code->next)
 	{
 		if (code->hash == hash &&
 			memcmp(&code->shape, shape, sizeof(BtjitShape)) == 0)
+			break;
+	}
+
+	if (code != NULL && !code->queued)
+	{
+		if (code->fn == NULL)
+			snprintf(why, whylen, "compilation failed: %s",
+					 code->failure);
+		return code;
+	}
+
+	if (code != NULL)
+	{
+		uint64		generation = btjit_compile_generation_now();
+
+		if (!inline_only && generation == code->queued_generation)
 		{
-			if (code->fn == NULL)
-				snprintf(why, whylen, "compilation failed: %s",
-						 code->failure);
+			snprintf(why, whylen, "queued for the compile worker");
 			return code;
 		}
-	}
-
-	if (btjit_ncodes >= btjit_max_signatures)
-	{
-		snprintf(why, whylen,
-				 "compiled shape cache is full (btree_jit.max_signatures = %d)",
-				 btjit_max_signatures);
-		return NULL;
-	}
-
-	code = MemoryContextAllocExtended(TopMemoryContext, sizeof(BtjitCode),
-									  MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
-	if (code == NULL)
-	{
-		snprintf(why, whylen, "out of memory");
-		return NULL;
-	}
-	code->hash = hash;
-	code->shape = *shape;
-	btjit_shape_signature(shape, code->signature, sizeof(code->signature));
-
-	if (btjit_compile_shape(shape, code, cwhy, sizeof(cwhy)))
-	{
-		/* now the tier of each called column is known */
-		btjit_shape_signature_tiers(shape, code->bcinfo, code->signature,
-									sizeof(code->signature));
-		btjit_ncompiles++;
-		if (btjit_log_compiles)
-			ereport(LOG,
-					(errmsg("btree_jit: %s shape %s in %.3f ms",
-							code->from_object_cache ? "loaded cached" : "compiled",
-							code->signature, code->compile_ms)));
+		code->queued_generation = generation;
+		if (inline_only)
+		{
+			code->queued = false;
+			result = btjit_compile_shape(shape, code, true, cwhy, sizeof(cwhy));
+		}
+		else
+			result = btjit_compile_poll(code, cwhy, sizeof(cwhy));
 	}
 	else
 	{
-		btjit_ncompile_failures++;
-		code->fn = NULL;
-		strlcpy(code->failure, cwhy, sizeof(code->failure));
-		snprintf(why, whylen, "compilation failed: %s", cwhy);
-		ereport(WARNING,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("btree_jit: could not compile key shape %s", code->signature),
-				 errdetail_internal("%s", cwhy),
-				 errhint("Indexes of this shape use the server's own page search in this session.")));
+		if (btjit_ncodes >= btjit_max_signatures)
+		{
+			snprintf(why, whylen,
+					 "compiled shape cache is full (btree_jit.max_signatures = %d)",
+					 btjit_max_signatures);
+			return NULL;
+		}
+
+		code = MemoryContextAllocExtended(TopMemoryContext, sizeof(BtjitCode),
+										  MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+		if (code == NULL)
+		{
+			snprintf(why, whylen, "out of memory");
+			return NULL;
+		}
+		code->hash = hash;
+		code->shape = *shape;
+		btjit_shape_signature(shape, code->signature, sizeof(code->signature));
+		result = btjit_compile_shape(shape, code, inline_only,
+									 cwhy, sizeof(cwhy));
+		code->next = btjit_codes;
+		btjit_codes = code;
+		btjit_ncodes++;
 	}
 
-	code->next = btjit_codes;
-	btjit_codes = code;
-	btjit_ncodes++;
+	switch (result)
+	{
+		case BTJIT_COMPILE_QUEUED:
+			snprintf(why, whylen, "queued for the compile worker");
+			break;
+		case BTJIT_COMPILE_OK:
+			/* now the tier of each called column is known */
+			btjit_shape_signature_tiers(shape, code->bcinfo, code->signature,
+										sizeof(code->signature));
+			btjit_ncompiles++;
+			if (btjit_log_compiles)
+				ereport(LOG,
+						(errmsg("btree_jit: %s shape %s in %.3f ms",
+								code->from_object_cache ? "loaded cached" : "compiled",
+								code->signature, code->compile_ms)));
+			break;
+		case BTJIT_COMPILE_FAILED:
+			btjit_ncompile_failures++;
+			code->fn = NULL;
+			code->entry = NULL;
+			code->cmp_entry = NULL;
+			code->ins_entry = NULL;
+			strlcpy(code->failure, cwhy, sizeof(code->failure));
+			snprintf(why, whylen, "compilation failed: %s", cwhy);
+
+			/*
+			 * The worker logged its own failure once for the cluster; a
+			 * compile of this backend's own says so here, once.
+			 */
+			if (strncmp(cwhy, "the compile worker failed", 25) != 0)
+				ereport(WARNING,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("btree_jit: could not compile key shape %s", code->signature),
+						 errdetail_internal("%s", cwhy),
+						 errhint("Indexes of this shape use the server's own page search in this session.")));
+			break;
+	}
 	return code;
+}
+
+/*
+ * Has the compile worker finished something since this queued index was
+ * last looked at?  One atomic read: the dispatcher's slow path asks it on
+ * every search of a queued index.
+ */
+bool
+btjit_index_compile_done(const BtjitIndex *ix)
+{
+	return btjit_compile_generation_now() != ix->queued_generation;
 }
 
 /*

@@ -300,6 +300,19 @@ void
 btjit_object_cache_store(const BtjitObjectNames *names, const char *data,
 						 size_t len)
 {
+	char		why[MAXPGPATH + 128];
+
+	(void) btjit_object_cache_write(names, data, len, why, sizeof(why));
+}
+
+/*
+ * The same, saying why it did not store the object (the compile worker
+ * reports that: without the object its compile serves no backend).
+ */
+bool
+btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
+						 size_t len, char *why, size_t whylen)
+{
 	char		dir[MAXPGPATH];
 	char		path[MAXPGPATH];
 	char		tmp[MAXPGPATH + 32];
@@ -308,7 +321,10 @@ btjit_object_cache_store(const BtjitObjectNames *names, const char *data,
 
 	snprintf(dir, sizeof(dir), "%s/%s", DataDir, BTJIT_OBJECT_CACHE_DIR);
 	if (MakePGDirectory(dir) != 0 && errno != EEXIST)
-		return;
+	{
+		snprintf(why, whylen, "could not create directory \"%s\": %m", dir);
+		return false;
+	}
 	if (btjit_object_cache_max_files > 0)
 	{
 		DIR		   *d = AllocateDir(dir);
@@ -326,17 +342,53 @@ btjit_object_cache_store(const BtjitObjectNames *names, const char *data,
 		if (d != NULL)
 			FreeDir(d);
 		if (nfiles >= btjit_object_cache_max_files)
-			return;
+		{
+			snprintf(why, whylen, "the object cache is full (btree_jit.object_cache_max_files = %d)",
+					 btjit_object_cache_max_files);
+			return false;
+		}
 	}
 
 	btjit_object_path(names, path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, MyProcPid);
 	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
 	if (fd < 0)
-		return;
+	{
+		snprintf(why, whylen, "could not create file \"%s\": %m", tmp);
+		return false;
+	}
 	ok = (write(fd, data, len) == (ssize_t) len);
-	if (CloseTransientFile(fd) != 0)
+	if (!ok)
+		snprintf(why, whylen, "could not write file \"%s\": %m", tmp);
+	if (CloseTransientFile(fd) != 0 && ok)
+	{
+		snprintf(why, whylen, "could not close file \"%s\": %m", tmp);
 		ok = false;
-	if (!ok || rename(tmp, path) != 0)
+	}
+	if (ok && rename(tmp, path) != 0)
+	{
+		snprintf(why, whylen, "could not rename file \"%s\" to \"%s\": %m",
+				 tmp, path);
+		ok = false;
+	}
+	if (!ok)
 		unlink(tmp);
+	return ok;
+}
+
+/* Is there an object for names?  (The compile worker's warm start.) */
+bool
+btjit_object_cache_exists(const BtjitObjectNames *names)
+{
+	char		path[MAXPGPATH];
+
+	btjit_object_path(names, path);
+	return access(path, R_OK) == 0;
+}
+
+/* The object cache directory (the compile worker keeps its list there). */
+void
+btjit_object_cache_dir(char *path)
+{
+	snprintf(path, MAXPGPATH, "%s/%s", DataDir, BTJIT_OBJECT_CACHE_DIR);
 }

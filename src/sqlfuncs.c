@@ -25,25 +25,32 @@
 #include "btree_jit.h"
 
 PG_FUNCTION_INFO_V1(btree_jit_status);
+PG_FUNCTION_INFO_V1(btree_jit_status_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats);
+PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_explain);
 PG_FUNCTION_INFO_V1(btree_jit_compile);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters);
+PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_indexes_info);
 PG_FUNCTION_INFO_V1(btree_jit_reset);
 
 /*
  * The number of result columns of each function, as declared in the
- * extension's SQL scripts (sql/).  Each function asserts that it filled exactly
- * that many values, and checks at run time that the declared row type has
- * that many columns (an installed SQL script of another version would not).
+ * extension's SQL scripts (sql/btree_jit--*.sql).  A function whose
+ * columns changed between versions has one C entry point per version, as in
+ * pg_stat_statements, so that an installation not yet updated keeps
+ * working.  Each function asserts that it filled exactly that many values,
+ * and checks at run time that the declared row type has that many columns
+ * (an installed SQL script of another version would not).
  */
-#define BTJIT_STATUS_COLS		12
-#define BTJIT_INDEX_STATS_COLS_V1_1	12
-#define BTJIT_INDEX_STATS_COLS	14	/* 1.2: + jit_inserts, verified_inserts */
+#define BTJIT_STATUS_COLS		12	/* 1.0 and 1.1 */
+#define BTJIT_STATUS_COLS_1_2	19
+#define BTJIT_INDEX_STATS_COLS	12	/* 1.0 and 1.1 */
+#define BTJIT_INDEX_STATS_COLS_1_2	14	/* + jit_inserts, verified_inserts */
 #define BTJIT_COMPILE_COLS		4
-#define BTJIT_INDEX_COUNTERS_COLS_V1_1	16
-#define BTJIT_INDEX_COUNTERS_COLS	18	/* likewise */
+#define BTJIT_INDEX_COUNTERS_COLS	16	/* 1.1 */
+#define BTJIT_INDEX_COUNTERS_COLS_1_2	18	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEXES_INFO_COLS	4
 
 /*
@@ -62,22 +69,6 @@ btjit_check_result_columns(const char *function, TupleDesc tupdesc,
 				 errhint("The extension's SQL objects do not match the installed module; reinstall btree_jit or run ALTER EXTENSION btree_jit UPDATE.")));
 }
 
-/*
- * For a function whose later versions append columns: the number of
- * columns to fill, older_ncolumns when an older version's definition is
- * installed (it keeps working until ALTER EXTENSION ... UPDATE), else
- * ncolumns after the same check as above.
- */
-static int
-btjit_result_columns(const char *function, TupleDesc tupdesc,
-					 int older_ncolumns, int ncolumns)
-{
-	if (tupdesc->natts == older_ncolumns)
-		return older_ncolumns;
-	btjit_check_result_columns(function, tupdesc, ncolumns);
-	return ncolumns;
-}
-
 static const char *
 btjit_state_name(BtjitIndexState state)
 {
@@ -87,6 +78,8 @@ btjit_state_name(BtjitIndexState state)
 			return "jit";
 		case BTJIT_INDEX_STOCK:
 			return "stock";
+		case BTJIT_INDEX_QUEUED:
+			return "queued";
 		default:
 			return "pending";
 	}
@@ -103,20 +96,23 @@ btjit_total_counters(BtjitCounters *out)
 	btjit_stats_totals(out);
 }
 
-/* btree_jit_status(): the module's state and the cluster-wide counters. */
-Datum
-btree_jit_status(PG_FUNCTION_ARGS)
+/*
+ * btree_jit_status(): the module's state and the cluster-wide counters;
+ * from 1.2 also the compile worker's (ncolumns says which).
+ */
+static Datum
+btjit_status_internal(FunctionCallInfo fcinfo, int ncolumns)
 {
 	TupleDesc	tupdesc;
-	Datum		values[BTJIT_STATUS_COLS];
-	bool		nulls[BTJIT_STATUS_COLS];
+	Datum		values[BTJIT_STATUS_COLS_1_2];
+	bool		nulls[BTJIT_STATUS_COLS_1_2];
 	BtjitCounters totals;
 	const BtjitLocation *loc = &btjit_module.location;
 	int			i = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	btjit_check_result_columns("btree_jit_status", tupdesc, BTJIT_STATUS_COLS);
+	btjit_check_result_columns("btree_jit_status", tupdesc, ncolumns);
 
 	memset(nulls, 0, sizeof(nulls));
 	btjit_total_counters(&totals);
@@ -148,9 +144,48 @@ btree_jit_status(PG_FUNCTION_ARGS)
 	values[i++] = Int64GetDatum((int64) totals.verified_searches);
 	values[i++] = Int64GetDatum((int64) totals.compiles);
 	values[i++] = Int64GetDatum((int64) totals.compile_failures);
-	Assert(i == BTJIT_STATUS_COLS);
+
+	if (ncolumns >= BTJIT_STATUS_COLS_1_2)
+	{
+		BtjitWorkerStatus ws;
+
+		btjit_worker_status(&ws);
+		if (ws.worker_pid != 0)
+			values[i++] = Int32GetDatum(ws.worker_pid);
+		else
+			nulls[i++] = true;
+		values[i++] = Int32GetDatum(ws.queue_length);
+		values[i++] = Int64GetDatum((int64) ws.compiles);
+		values[i++] = Int64GetDatum((int64) ws.failures);
+		values[i++] = Int64GetDatum((int64) ws.queue_full);
+		if (ws.last_compile_at != 0)
+		{
+			values[i++] = Float8GetDatum(ws.last_compile_ms);
+			values[i++] = TimestampTzGetDatum(ws.last_compile_at);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
+	}
+	Assert(i == ncolumns);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* 1.0 and 1.1 */
+Datum
+btree_jit_status(PG_FUNCTION_ARGS)
+{
+	return btjit_status_internal(fcinfo, BTJIT_STATUS_COLS);
+}
+
+/* 1.2: with the compile worker's columns */
+Datum
+btree_jit_status_1_2(PG_FUNCTION_ARGS)
+{
+	return btjit_status_internal(fcinfo, BTJIT_STATUS_COLS_1_2);
 }
 
 /* One row of btree_jit_index_stats(), for one index this backend knows. */
@@ -158,8 +193,8 @@ static void
 btjit_stats_row(BtjitIndex *ix, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
-	Datum		values[BTJIT_INDEX_STATS_COLS];
-	bool		nulls[BTJIT_INDEX_STATS_COLS];
+	Datum		values[BTJIT_INDEX_STATS_COLS_1_2];
+	bool		nulls[BTJIT_INDEX_STATS_COLS_1_2];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -190,27 +225,42 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 	}
 	values[i++] = Int64GetDatum((int64) ix->jit_compares);
 	values[i++] = Int64GetDatum((int64) ix->verified_compares);
-	Assert(i == BTJIT_INDEX_STATS_COLS_V1_1);
-	if (rsinfo->setDesc->natts > BTJIT_INDEX_STATS_COLS_V1_1)
+	Assert(i == BTJIT_INDEX_STATS_COLS);
+	if (rsinfo->setDesc->natts == BTJIT_INDEX_STATS_COLS_1_2)
 	{
 		values[i++] = Int64GetDatum((int64) ix->jit_inserts);
 		values[i++] = Int64GetDatum((int64) ix->verified_inserts);
-		Assert(i == BTJIT_INDEX_STATS_COLS);
+		Assert(i == BTJIT_INDEX_STATS_COLS_1_2);
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* btree_jit_index_stats(): this backend's state of every index it knows. */
-Datum
-btree_jit_index_stats(PG_FUNCTION_ARGS)
+/*
+ * btree_jit_index_stats(): this backend's state of every index it knows,
+ * with ncolumns columns (1.2 added the insertion searches).
+ */
+static Datum
+btjit_index_stats_internal(FunctionCallInfo fcinfo, int ncolumns)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
-	btjit_result_columns("btree_jit_index_stats", rsinfo->setDesc,
-						 BTJIT_INDEX_STATS_COLS_V1_1, BTJIT_INDEX_STATS_COLS);
+	btjit_check_result_columns("btree_jit_index_stats", rsinfo->setDesc,
+							   ncolumns);
 	btjit_index_foreach(btjit_stats_row, fcinfo->resultinfo);
 	return (Datum) 0;
+}
+
+Datum
+btree_jit_index_stats(PG_FUNCTION_ARGS)
+{
+	return btjit_index_stats_internal(fcinfo, BTJIT_INDEX_STATS_COLS);
+}
+
+Datum
+btree_jit_index_stats_1_2(PG_FUNCTION_ARGS)
+{
+	return btjit_index_stats_internal(fcinfo, BTJIT_INDEX_STATS_COLS_1_2);
 }
 
 /*
@@ -325,8 +375,8 @@ static void
 btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
-	Datum		values[BTJIT_INDEX_COUNTERS_COLS];
-	bool		nulls[BTJIT_INDEX_COUNTERS_COLS];
+	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_2];
+	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_2];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -362,12 +412,12 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	Assert(i == BTJIT_INDEX_COUNTERS_COLS_V1_1);
-	if (rsinfo->setDesc->natts > BTJIT_INDEX_COUNTERS_COLS_V1_1)
+	Assert(i == BTJIT_INDEX_COUNTERS_COLS);
+	if (rsinfo->setDesc->natts == BTJIT_INDEX_COUNTERS_COLS_1_2)
 	{
 		values[i++] = Int64GetDatum((int64) row->counts.jit_inserts);
 		values[i++] = Int64GetDatum((int64) row->counts.verified_inserts);
-		Assert(i == BTJIT_INDEX_COUNTERS_COLS);
+		Assert(i == BTJIT_INDEX_COUNTERS_COLS_1_2);
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -377,17 +427,28 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
  * any backend has searched, in every database (the view btree_jit_indexes
  * adds names for the current one).
  */
-Datum
-btree_jit_index_counters(PG_FUNCTION_ARGS)
+static Datum
+btjit_index_counters_internal(FunctionCallInfo fcinfo, int ncolumns)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
-	btjit_result_columns("btree_jit_index_counters", rsinfo->setDesc,
-						 BTJIT_INDEX_COUNTERS_COLS_V1_1,
-						 BTJIT_INDEX_COUNTERS_COLS);
+	btjit_check_result_columns("btree_jit_index_counters", rsinfo->setDesc,
+							   ncolumns);
 	btjit_stats_foreach(btjit_counters_row, fcinfo->resultinfo);
 	return (Datum) 0;
+}
+
+Datum
+btree_jit_index_counters(PG_FUNCTION_ARGS)
+{
+	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS);
+}
+
+Datum
+btree_jit_index_counters_1_2(PG_FUNCTION_ARGS)
+{
+	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS_1_2);
 }
 
 /* btree_jit_indexes_info(): the shared table's bound, size and evictions. */

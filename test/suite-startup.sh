@@ -11,7 +11,11 @@
 #     line, nothing located or patched;
 #   - the library loaded without shared_preload_libraries (LOAD, CREATE
 #     EXTENSION): a WARNING that it must be preloaded, nothing patched;
-#   - the normal start: active, and the log names the address and evidence.
+#   - the normal start: active, and the log names the address and evidence;
+#     the compile worker runs (refused starts register none), and an index
+#     crossing compile_threshold is queued and then compiled by it; the
+#     worker stopped with SIGTERM exits cleanly (not a crash: no restart of
+#     the cluster) and the postmaster starts it again.
 #
 # Ends with "N passed, M failed".
 set -euo pipefail
@@ -71,6 +75,8 @@ for fault in wrong_caller truncated no_callconv unsupported_major; do
 		"$(grep -cF "LOG:  btree_jit is inactive: ${reason:0:40}" "$BTJIT_CLUSTER_LOG")" -eq 1
 	check "$fault: nothing redirected" \
 		test "$(status_field call_sites)" = 0
+	check "$fault: no compile worker" \
+		test -z "$(status_field worker_pid)"
 	check "$fault: indexes stay stock, reason module inactive" \
 		test "$(psql_as -Atc "SET btree_jit.compile_threshold = 0; SET enable_seqscan = off;
 			SELECT count(*) FROM p WHERE id < 100;
@@ -101,6 +107,30 @@ check "normal: LOG line names the address" \
 check "normal: LOG detail gives the evidence" \
 	grep -q 'DETAIL:  Evidence: _bt_binsrch=postgres+0x' "$BTJIT_CLUSTER_LOG"
 check "normal: server runs queries" probe_works
+wpid=$(status_field worker_pid)
+check "normal: the compile worker runs (pid ${wpid:-none})" test -n "$wpid"
+bg_state() {
+	# (a lower bound: "id < 100" would start at the leftmost leaf, no search)
+	psql_as -Atc "SET btree_jit.compile_threshold = 0; SET enable_seqscan = off;
+		SELECT count(*) FROM p WHERE id BETWEEN 100 AND 200;
+		SELECT state FROM btree_jit_index_stats() WHERE indexrelid = 'p_pkey'::regclass" | tail -n1
+}
+st=$(bg_state)
+check "normal: an index past the threshold is queued or compiled ($st)" grep -Eq '^(queued|jit)$' <<<"$st"
+for i in $(seq 1 40); do st=$(bg_state); [[ $st == jit ]] && break; sleep 0.25; done
+check "normal: the worker compiled it (state $st)" test "$st" = jit
+pm_start=$(psql_as -Atc "SELECT pg_postmaster_start_time()")
+kill -TERM "$wpid"
+for i in $(seq 1 40); do
+	nw=$(status_field worker_pid)
+	[[ -n $nw && $nw != "$wpid" ]] && break
+	sleep 0.25
+done
+check "normal: after SIGTERM the postmaster starts a new worker (pid ${nw:-none})" test -n "$nw" -a "$nw" != "$wpid"
+check "normal: a worker's SIGTERM restarts nothing else" \
+	test "$(psql_as -Atc "SELECT pg_postmaster_start_time()")" = "$pm_start"
+check "normal: the worker's exit is not a crash" \
+	bash -c "! grep -q 'terminating any other active server processes' '$BTJIT_CLUSTER_LOG'"
 cluster_stop
 
 echo "$passed passed, $failed failed"

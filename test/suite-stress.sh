@@ -32,6 +32,13 @@
 #                    the session (or the others) carry on, correct results,
 #                    the postmaster never restarts
 #   5. object cache  corrupted, truncated and swapped cached objects
+#   5b. compile worker  (compile_mode = background) no query waits for the
+#                    worker (its compile child made to sleep 3 s); the child
+#                    killed with SIGKILL mid-compile: worker and postmaster
+#                    carry on, the shape is retried and compiles; a shape
+#                    whose compile fails is failed once, logged once, never
+#                    retried; the cache directory unwritable: stock path,
+#                    logged once, nothing blocks
 #   6. concurrency   readers (REPEATABLE READ, btree_jit.enabled toggled
 #                    mid-transaction and rolled back, on/off compared),
 #                    writers (duplicates, ON CONFLICT, caught unique
@@ -40,6 +47,13 @@
 #                    [CONCURRENTLY], ALTER COLUMN TYPE, CLUSTER, VACUUM);
 #                    errors are classified (deadlocks, lock timeouts, DDL
 #                    races are expected; anything else is not)
+#   8. worker cluster  (after 7, a second small cluster with
+#                    compile_queue_size = 2) a full queue falls back to
+#                    inline compiles; the worker itself killed with SIGKILL
+#                    (a crash: the postmaster restarts all processes), then
+#                    the shape compiles after the worker is back, and its
+#                    warm start recompiles listed shapes missing from the
+#                    cache
 #   7. final         amcheck (bt_index_parent_check heapallindexed +
 #                    rootdescend) on every btree index, on/off comparison over
 #                    every index, server log free of crashes / PANIC / verify
@@ -74,9 +88,12 @@ t_start=$(now)
 echo "== suite-stress: seed $seed, concurrency phase ${conc_secs}s (replay: test/suite-stress.sh --seed $seed --minutes $minutes)"
 [[ -f $(pg_pkglibdir)/btree_jit.so ]] || build_and_install
 
+# Sections 2-6 expect compiles in the session that needs them (inline);
+# section 5b and 8 test the compile worker (background, the default).
 cluster_start "" \
 	"btree_jit.verify = on" \
 	"btree_jit.compile_threshold = 0" \
+	"btree_jit.compile_mode = inline" \
 	"max_connections = 60" \
 	"deadlock_timeout = '200ms'" \
 	"autovacuum_naptime = '5s'" \
@@ -624,6 +641,140 @@ check "object cache faults: postmaster did not restart" server_alive
 echo "   ($(elapsed "$t5")s)"
 
 # ===========================================================================
+echo "-- 5b. compile worker: waits, a killed compile, a failing shape, an unwritable cache"
+t5b=$(now)
+worker_pid=$(q "SELECT worker_pid FROM btree_jit_status()")
+check "compile worker running (pid ${worker_pid:-none})" test -n "$worker_pid"
+set_worker_fault() { # none | slow | error
+	q "ALTER SYSTEM SET btree_jit.compile_fault = '$1'" >/dev/null
+	q "SELECT pg_reload_conf()" >/dev/null
+	sleep 0.5
+}
+# cw_state INDEX: this backend's state of INDEX after one search
+cw_search_sql() { # table index where
+	cat <<SQL
+SET btree_jit.compile_mode = background;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT '@@N ' || count(*) FROM $1 WHERE $3;
+SELECT '@@S ' || state || ' ' || coalesce(reason, '') FROM btree_jit_index_stats() WHERE indexrelid = '$2'::regclass;
+SQL
+}
+# wait_jit TABLE INDEX WHERE SECONDS: search until the index is on compiled code
+wait_jit() {
+	local deadline st
+	deadline=$(awk -v n="$(now)" -v s="$4" 'BEGIN { printf "%d", n + s }')
+	while :; do
+		st=$(cw_search_sql "$1" "$2" "$3" | psqlv 2>&1 | sed -n 's/^@@S //p')
+		[[ $st == jit* ]] && { echo jit; return; }
+		[[ $(date +%s) -ge $deadline ]] && { echo "$st"; return; }
+		sleep 0.2
+	done
+}
+psql_as -q <<'SQL'
+CREATE TABLE cw_a (a int2, b int4);
+INSERT INTO cw_a SELECT g % 1000, g FROM generate_series(1, 50000) g;
+CREATE INDEX cw_a_idx ON cw_a (a, b DESC);
+CREATE TABLE cw_b (a int8, b int2);
+INSERT INTO cw_b SELECT g, g % 77 FROM generate_series(1, 50000) g;
+CREATE INDEX cw_b_idx ON cw_b (a DESC, b DESC NULLS FIRST);
+CREATE TABLE cw_c (a date, b int4, c int2);
+INSERT INTO cw_c SELECT '2000-01-01'::date + g % 5000, g, g % 100 FROM generate_series(1, 50000) g;
+CREATE INDEX cw_c_idx ON cw_c (a, b, c);
+ANALYZE cw_a, cw_b, cw_c;
+SQL
+# the catalogs' shapes into the cache first (inline, the tables not
+# searched by index), so that the worker's queue holds only our shapes
+psqlv -c "SET enable_indexscan = off" -c "SET enable_bitmapscan = off" \
+	-c "SELECT count(*) FROM cw_a WHERE a = 1" -c "SELECT count(*) FROM cw_b WHERE a = 1" \
+	-c "SELECT count(*) FROM cw_c WHERE a = '2001-01-01'" -c "SELECT * FROM btree_jit_index_stats() LIMIT 0" >/dev/null 2>&1 || true
+log_from=$(server_log_size)
+
+# (a) no query waits: the child sleeps 3 s before compiling
+set_worker_fault slow
+t_q=$(now)
+out=$(cw_search_sql cw_a cw_a_idx "a = 7" | psqlv 2>&1) || true
+q_secs=$(elapsed "$t_q")
+expect_eq "queued search answers (count)" "$(sed -n 's/^@@N //p' <<<"$out")" 50
+check "a search that queues its shape does not wait for the compile (${q_secs}s with a 3 s compile)" awk -v s="$q_secs" 'BEGIN { exit !(s < 1.5) }'
+expect_eq "index state while the worker compiles" "$(sed -n 's/^@@S //p' <<<"$out" | cut -d' ' -f1)" queued
+expect_eq "queue length while compiling" "$(q "SELECT queue_length FROM btree_jit_status()")" 1
+
+# (b) the compile child killed mid-compile
+child=$(pgrep -P "$worker_pid" | head -n1 || true)
+if [[ -z $child ]]; then
+	bad "compile child of the worker not found"
+else
+	kill -KILL "$child"
+	sleep 0.3
+	ok "compile child $child killed with SIGKILL mid-compile"
+fi
+out=$(cw_search_sql cw_a cw_a_idx "a = 8" | psqlv 2>&1) || true
+expect_eq "after the kill: search answers on the stock path" "$(sed -n 's/^@@N //p' <<<"$out")" 50
+expect_eq "after the kill: same worker" "$(q "SELECT worker_pid FROM btree_jit_status()")" "$worker_pid"
+check "after the kill: postmaster did not restart" server_alive
+set_worker_fault none
+expect_eq "after the kill: the shape is retried and compiles (within 30 s)" "$(wait_jit cw_a cw_a_idx "a = 9" 30)" jit
+check "the worker logged the killed compile and its retry" grep -q "failed, retrying: the compile process was killed by signal 9" <(tail -c +"$((log_from + 1))" "$BTJIT_CLUSTER_LOG")
+
+# (c) a shape whose compile fails: failed once, logged once, never retried
+set_worker_fault error
+nfail0=$(q "SELECT worker_failures FROM btree_jit_status()")
+out=$(cw_search_sql cw_b cw_b_idx "a = 5" | psqlv 2>&1) || true
+expect_eq "failing shape: search answers" "$(sed -n 's/^@@N //p' <<<"$out")" 1
+st=stock
+for i in $(seq 1 50); do
+	st=$(cw_search_sql cw_b cw_b_idx "a = 6" | psqlv 2>&1 | sed -n 's/^@@S //p')
+	[[ $st == queued* ]] || break
+	sleep 0.2
+done
+case $st in
+stock*"the compile worker failed"*) ok "failing shape: index on the stock path with the worker's reason (${st:0:90})" ;;
+*) bad "failing shape: want state stock with the worker's reason" "$st" ;;
+esac
+set_worker_fault none
+nfail1=$(q "SELECT worker_failures FROM btree_jit_status()")
+nlog1=$(tail -c +"$((log_from + 1))" "$BTJIT_CLUSTER_LOG" | grep -c 'the compile worker could not compile key shape' || true)
+check "failing shape: counted as a worker failure ($nfail0 -> $nfail1) and logged ($nlog1)" test "$nfail1" -gt "$nfail0" -a "$nlog1" -ge 1
+# new sessions and more searches, the fault gone: still failed, not
+# compiled again, not logged again
+for i in 1 2 3; do cw_search_sql cw_b cw_b_idx "a = $i" | psqlv >/dev/null 2>&1 || true; done
+sleep 1
+expect_eq "failing shape: not retried (worker failures unchanged)" "$(q "SELECT worker_failures FROM btree_jit_status()")" "$nfail1"
+expect_eq "failing shape: still stock in a new session" "$(cw_search_sql cw_b cw_b_idx "a = 9" | psqlv 2>&1 | sed -n 's/^@@S //p' | cut -d' ' -f1)" stock
+expect_eq "failing shape: not logged again" "$(tail -c +"$((log_from + 1))" "$BTJIT_CLUSTER_LOG" | grep -c 'the compile worker could not compile key shape' || true)" "$nlog1"
+
+# (d) the cache directory unwritable (the server runs as $BTJIT_OS_USER)
+nfail0=$(q "SELECT worker_failures FROM btree_jit_status()")
+mkdir -p "$cache_dir"
+chown "$BTJIT_OS_USER:" "$cache_dir"
+chmod 0555 "$cache_dir"
+t_q=$(now)
+out=$(cw_search_sql cw_c cw_c_idx "a = '2001-01-01'" | psqlv 2>&1) || true
+q_secs=$(elapsed "$t_q")
+expect_eq "unwritable cache: search answers" "$(sed -n 's/^@@N //p' <<<"$out")" 10
+check "unwritable cache: the search did not wait (${q_secs}s)" awk -v s="$q_secs" 'BEGIN { exit !(s < 1.5) }'
+st=$(wait_jit cw_c cw_c_idx "a = '2001-01-02'" 20)
+case $st in
+stock*"ould not create file"*) ok "unwritable cache: index on the stock path, reason: ${st:0:100}" ;;
+*) bad "unwritable cache: want state stock with the write error" "$st" ;;
+esac
+nfail1=$(q "SELECT worker_failures FROM btree_jit_status()")
+nlog1=$(tail -c +"$((log_from + 1))" "$BTJIT_CLUSTER_LOG" | grep -c 'ould not create file' || true)
+for i in 1 2 3; do cw_search_sql cw_c cw_c_idx "a = '2001-01-0$i'" | psqlv >/dev/null 2>&1 || true; done
+sleep 1
+expect_eq "unwritable cache: not retried, not logged again" \
+	"$(q "SELECT worker_failures FROM btree_jit_status()") $(tail -c +"$((log_from + 1))" "$BTJIT_CLUSTER_LOG" | grep -c 'ould not create file' || true)" "$nfail1 $nlog1"
+chmod 0700 "$cache_dir"
+fin=$(psqlv -c "SET btree_jit.compile_mode = background" -c "SELECT '@@R ' || indexes || ' ' || mismatches FROM compare_indexes('cw\__', 4)" 2>&1 | sed -n 's/^@@R [0-9]* //p')
+expect_eq "compile worker tables compared on/off without mismatch" "$fin" 0
+check "compile worker faults: postmaster did not restart" server_alive
+expect_eq "compile worker faults: same worker throughout" "$(q "SELECT worker_pid FROM btree_jit_status()")" "$worker_pid"
+q "ALTER SYSTEM RESET btree_jit.compile_fault" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+echo "   ($(elapsed "$t5b")s)"
+
+# ===========================================================================
 echo "-- 6. concurrency: readers, writers, pgbench, DDL for ${conc_secs}s"
 t6=$(now)
 as_postgres "$(pg_bindir)/pgbench" -i -s 1 -q >"$work/pgbench-init.out" 2>&1 ||
@@ -713,8 +864,10 @@ pgb_rc=0
 wait "$pgb_pid" || pgb_rc=$?
 
 # classify errors
-# (42P07: CREATE INDEX after its DROP INDEX ran into lock_timeout)
-expected_re='ERROR:  (40P01|40001|55P03|57014|42P01|42704|42P07|0A000: cached plan must not change result type|42804: .*does not match that when preparing the plan)'
+# (42P07: CREATE INDEX after its DROP INDEX ran into lock_timeout; the
+# 55000 WARNING: REINDEX after a CREATE INDEX CONCURRENTLY that lock_timeout
+# interrupted, leaving an invalid index the server's REINDEX skips)
+expected_re='ERROR:  (40P01|40001|55P03|57014|42P01|42704|42P07|0A000: cached plan must not change result type|42804: .*does not match that when preparing the plan)|WARNING:  55000: skipping reindex of invalid index'
 declare -A cls=()
 unexpected=""
 for f in reader1 reader2 writer1 writer2 ddl; do
@@ -804,6 +957,120 @@ else
 	bad "server log: crash, PANIC, abort or verify mismatch" "$problems"
 fi
 echo "   ($(elapsed "$t7")s)"
+
+# ===========================================================================
+echo "-- 8. a second cluster (compile_queue_size = 1): a full queue, the worker killed, warm start"
+t8=$(now)
+cluster_stop
+cluster_start "" \
+	"btree_jit.verify = on" \
+	"btree_jit.compile_queue_size = 1" \
+	"btree_jit.compile_fault = slow" \
+	"max_connections = 20"
+psql_as -q <<'SQL'
+CREATE EXTENSION btree_jit;
+CREATE TABLE f_a (a int4, b int2);
+CREATE TABLE f_b (a int8, b int4);
+CREATE TABLE f_c (a int2, b int8);
+INSERT INTO f_a SELECT g, g % 100 FROM generate_series(1, 20000) g;
+INSERT INTO f_b SELECT g, g % 100 FROM generate_series(1, 20000) g;
+INSERT INTO f_c SELECT g % 1000, g FROM generate_series(1, 20000) g;
+CREATE INDEX f_a_idx ON f_a (a DESC, b);
+CREATE INDEX f_b_idx ON f_b (b DESC, a DESC);
+CREATE INDEX f_c_idx ON f_c (b, a DESC);
+ANALYZE f_a, f_b, f_c;
+SQL
+# probe TABLE INDEX: 100 index lookups (past compile_threshold), then the state
+probe_sql() {
+	cat <<SQL
+SET btree_jit.compile_mode = background;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+DO \$\$ BEGIN FOR i IN 1..100 LOOP PERFORM count(*) FROM $1 WHERE b = i; END LOOP; END \$\$;
+SELECT '@@S ' || state || ' ' || coalesce(reason, '') FROM btree_jit_index_stats() WHERE indexrelid = '$2'::regclass;
+SQL
+}
+probe_state() { probe_sql "$1" "$2" | psqlv 2>&1 | sed -n 's/^@@S //p'; }
+wait_state() { # table index want seconds
+	local st deadline=$(( $(date +%s) + $4 ))
+	while :; do
+		st=$(probe_state "$1" "$2")
+		[[ $st == "$3"* || $(date +%s) -ge $deadline ]] && { echo "$st"; return; }
+		sleep 0.3
+	done
+}
+wpid=$(q "SELECT worker_pid FROM btree_jit_status()")
+check "worker running in the second cluster (pid ${wpid:-none})" test -n "$wpid"
+# wait_queue_empty SECONDS: the setup's own catalog shapes may hold the
+# one entry (their compiles sleep 3 s)
+wait_queue_empty() {
+	local i
+	for i in $(seq 1 $(($1 * 2))); do
+		[[ $(q "SELECT queue_length FROM btree_jit_status()" 2>/dev/null) == 0 ]] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+check "setup's queued shapes compiled (queue empty within 60 s)" wait_queue_empty 60
+# the probes' catalog shapes into the cache (inline, no f_* index searched),
+# so that the one entry is free for the f_* shapes
+probe_sql f_a f_a_idx | sed 's/SET btree_jit.compile_mode = background;/SET btree_jit.compile_mode = inline; SET btree_jit.compile_threshold = 0; SET enable_indexscan = off;/' |
+	psqlv >/dev/null 2>&1 || true
+# one session: f_a's shape takes the only entry (its compile sleeps 3 s),
+# f_b's finds the queue full and is compiled by the session itself
+out=$( (probe_sql f_a f_a_idx; probe_sql f_b f_b_idx) | psqlv 2>&1) || true
+expect_eq "full queue: first shape queued, second compiled inline" \
+	"$(sed -n 's/^@@S \([a-z]*\).*/\1/p' <<<"$out" | tr '\n' ' ')" "queued jit "
+check "full queue: counted in btree_jit_status().queue_full" test "$(q "SELECT queue_full FROM btree_jit_status()")" -ge 1
+expect_eq "full queue: the queued shape compiles (within 30 s)" "$(wait_state f_a f_a_idx jit 30 | cut -d' ' -f1)" jit
+
+# the worker itself killed mid-compile: a crash of a process attached to
+# shared memory, which makes the postmaster restart every process
+check "before the kill: queue empty" wait_queue_empty 30
+probe_sql f_c f_c_idx | psqlv >/dev/null 2>&1 || true
+sleep 0.5
+expect_eq "before the kill: f_c queued" "$(q "SELECT queue_length FROM btree_jit_status()")" 1
+log_from=$(server_log_size)
+kill -KILL "$wpid"
+ok "compile worker $wpid killed with SIGKILL mid-compile"
+up=no
+for i in $(seq 1 60); do
+	if "$(pg_bindir)/pg_isready" -q -t 1 && [[ $(q "SELECT worker_pid IS NOT NULL FROM btree_jit_status()" 2>/dev/null) == t ]]; then up=yes; break; fi
+	sleep 0.5
+done
+expect_eq "after the worker's crash: the cluster restarted and a new worker runs" "$up" yes
+check "after the worker's crash: the postmaster logged it as a crash of the worker" grep -q 'btree_jit compile worker.*terminated by signal 9' <(tail -c +"$((log_from + 1))" "$BTJIT_CLUSTER_LOG")
+check "after the worker's crash: a new worker" test "$(q "SELECT worker_pid FROM btree_jit_status()")" != "$wpid"
+expect_eq "after the worker's crash: the stock path answers" "$(q "SET enable_seqscan = off; SELECT count(*) FROM f_c WHERE b = 5")" 1
+check "after the worker's crash: queue empty" wait_queue_empty 30
+expect_eq "after the worker's crash: the shape compiles once the worker is back (within 30 s)" "$(wait_state f_c f_c_idx jit 30 | cut -d' ' -f1)" jit
+
+# warm start: the listed shapes missing from the cache are recompiled at
+# start-up, before any backend asks
+cache_dir=$PGDATA/btree_jit_cache
+check "warm start: the worker keeps a list of shapes" test -s "$cache_dir/shapes"
+rm -f "$cache_dir"/*.o
+q "ALTER SYSTEM SET btree_jit.compile_fault = none" >/dev/null
+log_from=$(server_log_size)
+as_postgres "$(pg_bindir)/pg_ctl" -D "$PGDATA" -l "$BTJIT_CLUSTER_LOG" -w -t 60 restart >/dev/null 2>&1 ||
+	bad "warm start: restart failed"
+nobj=0
+for i in $(seq 1 60); do
+	nobj=$(find "$cache_dir" -name '*.o' | wc -l)
+	[[ $(q "SELECT queue_length FROM btree_jit_status()" 2>/dev/null) == 0 && $nobj -ge 2 ]] && break
+	sleep 0.5
+done
+check "warm start: the worker found the listed shapes missing from the cache" grep -q 'warm start: [0-9]* of [0-9]* listed shapes' <(tail -c +"$((log_from + 1))" "$BTJIT_CLUSTER_LOG")
+check "warm start: their objects are back without any search ($nobj objects)" test "$nobj" -ge 2
+expect_eq "warm start: a new session links f_a's shape from the cache at once" \
+	"$(probe_state f_a f_a_idx | cut -d' ' -f1)" jit
+problems=$(server_log_problems | grep -v 'btree_jit compile worker.*terminated by signal 9\|terminating any other active server processes\|all server processes terminated\|database system was interrupted' || true)
+if [[ -z $problems ]]; then
+	ok "second cluster's log: no crash but the one caused, no PANIC or verify mismatch"
+else
+	bad "second cluster's log" "$problems"
+fi
+echo "   ($(elapsed "$t8")s)"
 
 echo "wall time $(elapsed "$t_start")s (seed $seed)"
 summary

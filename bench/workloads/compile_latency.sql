@@ -1,14 +1,25 @@
 -- bench/workloads/compile_latency.sql - first-search latency of a new key
--- shape in a fresh backend (cold), and in a fresh backend after another
--- backend compiled the same shape; module-reported compile_ms; and
--- btree_jit_compile() on a never-compiled shape.  Each round uses its own
--- two never-searched indexes from data_latency (latidx<2r>, latidx<2r+1>).
--- {T} is the table number.
+-- shape in a fresh backend (cold: compile_mode background, where the
+-- compile worker compiles it, and inline, where the backend does), the
+-- second query of that backend, the time from the first search to compiled
+-- code (background), all with the default compile_threshold crossed by the
+-- first query's own probes, and a fresh backend after another one got the same
+-- shape; module-reported compile_ms; btree_jit_compile() on a shape
+-- compiled elsewhere; and pgbench -S on a just-started cluster with an
+-- empty object cache (per-transaction latency max and p99.9, from
+-- pgbench --log).  Each round uses its own two never-searched indexes from
+-- data_latency (latidx<2r> background, latidx<2r+1> inline).  {T} is the
+-- table number.
 --
--- @title first-search latency of a new key shape: cold, and after another backend compiled it
+-- @title first-search latency of a new key shape (background and inline compile), and pgbench -S on a fresh cluster
 -- @kind latency
--- @uses data_latency
+-- @uses data_latency data_pgbench
 -- @rounds 5
+-- @fresh_seconds 10
+-- @fresh_clients 2
 
--- @query first first query on a fresh index
-SELECT count(*) FROM lat{T} WHERE a = 12345 AND b = 15 AND c = 4115;
+-- @query first first query on a fresh index: 100 probes through a nested
+-- loop (the driver turns hash and merge joins off), so that the index, and
+-- only it, crosses the default compile_threshold (64 page searches) within
+-- the first query of the backend
+SELECT count(*) FROM generate_series(1, 100) g JOIN lat{T} l ON l.a = g * 300 AND l.b = 0 AND l.c = g * 100;

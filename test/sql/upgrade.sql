@@ -1,7 +1,9 @@
 --
 -- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics) and
--- 1.1 to 1.2 (the insertion search's counts), and the updated extension has
--- exactly the objects of a fresh install.
+-- 1.2 (the compile worker's columns in btree_jit_status(), the insertion
+-- search's counts in the per-index functions and the view), each version's
+-- functions work with this module, and the updated extension has exactly
+-- the objects of a fresh install.
 --
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS btree_jit;
@@ -20,14 +22,19 @@ CREATE TEMP TABLE objects_updated AS
      AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'btree_jit')
    LIMIT 0;
 
--- 1.1's definitions work with the current module (it fills the columns
--- they declare)
 ALTER EXTENSION btree_jit UPDATE TO '1.1';
+SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+-- 1.1's functions (12-column btree_jit_status() and btree_jit_index_stats(),
+-- 16-column btree_jit_index_counters()) work with the module of 1.2
+SELECT active, compiles >= 0 AS has_compiles FROM btree_jit_status();
 SELECT count(*) >= 0 AS stats_1_1 FROM btree_jit_index_stats();
 SELECT count(*) >= 0 AS view_1_1 FROM btree_jit_indexes;
 
 ALTER EXTENSION btree_jit UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+SELECT active, worker_pid IS NOT NULL AS worker_running,
+       queue_length >= 0 AS has_queue, worker_failures
+  FROM btree_jit_status();
 
 INSERT INTO objects_updated
   SELECT pg_describe_object(classid, objid, 0)

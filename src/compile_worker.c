@@ -1,0 +1,928 @@
+/*-------------------------------------------------------------------------
+ *
+ * compile_worker.c
+ *	  The compile queue in shared memory and the background worker that
+ *	  empties it, so that no query waits for LLVM.
+ *
+ * A backend whose index crosses btree_jit.compile_threshold, and whose
+ * shape is not in the object cache, enqueues the shape (keyed by its object
+ * key, so each shape is queued once however many backends want it) and
+ * keeps searching with the server's own code.  The worker takes the oldest
+ * queued shape, compiles it in a child process it forks, and once the
+ * object is in the cache bumps the shared generation counter.  A backend
+ * with queued indexes compares that counter with the value it saw when it
+ * last looked (on the dispatcher's slow path only: an index without code
+ * takes that path anyway) and, when it moved, looks its queued shapes up
+ * again: linked from the cache, still queued, or failed.
+ *
+ * Why a child process: a bgworker attached to shared memory that dies from
+ * a signal is a crash for the postmaster, which then restarts every
+ * process of the cluster.  LLVM is the likeliest thing to die (its fatal
+ * errors, an out-of-memory kill of the process holding 100+ MB of LLVM), so
+ * it runs in a child of the worker that the postmaster does not know:
+ * if it dies, only that compile is lost, the worker counts an attempt and
+ * tries once more, then records the shape as failed.  The child also
+ * leaves the worker itself without LLVM mapped.  The child never touches
+ * the queue or any lock: it writes the object file and reports through a
+ * pipe; the worker does the bookkeeping.  The worker loads the compiler
+ * library (and so LLVM) before its first fork, so that each child starts
+ * with LLVM mapped; only the children run it.
+ *
+ * Protocol (BtjitCompileShared, one LWLock):
+ *	- enqueue (backend, exclusive): the key already pending -> queued; the
+ *	  key in the failed list -> failed with its reason; no worker or no free
+ *	  entry -> unavailable (the caller compiles inline); else a new pending
+ *	  entry, and the worker's latch is set.
+ *	- the worker (exclusive) marks the oldest pending entry compiling,
+ *	  compiles without the lock, then frees the entry and, on success, adds
+ *	  to the counters; on failure it adds the key to the failed list (a ring:
+ *	  never retried while it is listed).  Only after the object file is
+ *	  renamed into place does it bump the generation (an atomic, read
+ *	  without the lock), so a backend that sees the new value finds the file.
+ *	- lookup (backend, shared): pending, failed (with why), or neither, in
+ *	  which case the object cache has it, or the entry was lost (restart):
+ *	  the backend then enqueues it again.
+ *
+ * Warm start: after each compile the worker appends the shape to
+ * $PGDATA/btree_jit_cache/shapes (once per shape); at start it queues every
+ * listed shape whose object is missing (a new template, another CPU, a
+ * cleared cache), so that the first backends after a restart or upgrade
+ * find code compiled.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "portability/instr_time.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "btree_jit.h"
+
+/* The compile child's nice value (see btjit_compile_child). */
+#define BTJIT_COMPILE_NICE		10
+/* A shape that killed its compile process this often is failed. */
+#define BTJIT_COMPILE_ATTEMPTS	2
+/* Shapes remembered as failed (a ring: the oldest is forgotten). */
+#define BTJIT_FAILED_MAX		64
+/* The warm-start list, in the object cache directory. */
+#define BTJIT_SHAPES_FILE		"shapes"
+#define BTJIT_SHAPES_MAGIC		"BTJITSHAPES1"
+/* The most shapes the warm-start list holds. */
+#define BTJIT_SHAPES_MAX		4096
+
+typedef enum BtjitQueueEntryState
+{
+	BTJIT_QE_FREE = 0,
+	BTJIT_QE_PENDING,
+	BTJIT_QE_COMPILING
+} BtjitQueueEntryState;
+
+typedef struct BtjitQueueEntry
+{
+	BtjitQueueEntryState state;
+	int			attempts;		/* compile processes started for it */
+	uint64		seq;			/* enqueue order */
+	char		key[17];
+	BtjitShape	shape;
+} BtjitQueueEntry;
+
+typedef struct BtjitFailedShape
+{
+	char		key[17];
+	char		why[192];
+} BtjitFailedShape;
+
+typedef struct BtjitCompileShared
+{
+	LWLock	   *lock;			/* everything below but generation */
+	pg_atomic_uint64 generation;	/* bumped after each finished compile */
+	pid_t		worker_pid;		/* 0: no worker ready */
+	Latch	   *worker_latch;
+	uint64		next_seq;
+	uint64		compiles;		/* by the worker, since start-up */
+	uint64		failures;
+	uint64		enqueued;
+	uint64		queue_full;		/* enqueues refused for want of room */
+	int			warm_pending;	/* warm-start shapes left to compile */
+	double		last_compile_ms;
+	TimestampTz last_compile_at;	/* 0: none yet */
+	int			nfailed;		/* entries of failed[] in use */
+	int			failed_next;	/* where the next failure goes */
+	BtjitFailedShape failed[BTJIT_FAILED_MAX];
+	int			queue_size;		/* entries[] */
+	BtjitQueueEntry entries[FLEXIBLE_ARRAY_MEMBER];
+} BtjitCompileShared;
+
+static BtjitCompileShared *btjit_compile_shared = NULL;
+
+/* Read by the dispatcher's slow path (btree_jit.h); NULL without shmem. */
+pg_atomic_uint64 *btjit_compile_generation = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* In the worker: the compiler library is loaded (on the first shape). */
+static bool btjit_compiler_preloaded = false;
+
+/* In the worker: the compile child running, for the exit callback. */
+static pid_t btjit_child_pid = 0;
+
+/* In the worker: object keys already in the warm-start list. */
+static char (*btjit_listed_keys)[17] = NULL;
+static int	btjit_nlisted = 0;
+
+/*
+ * In the worker: listed shapes missing from the cache at start, compiled
+ * when no backend waits for anything (they do not take queue entries, which
+ * are the backends').
+ */
+static BtjitShape *btjit_warm_shapes = NULL;
+static int	btjit_nwarm = 0;
+static int	btjit_warm_next = 0;
+
+PGDLLEXPORT void btjit_compile_worker_main(Datum arg);
+
+static void btjit_compile_shmem_request(void);
+static void btjit_compile_shmem_startup(void);
+
+static Size
+btjit_compile_shmem_size(void)
+{
+	return add_size(offsetof(BtjitCompileShared, entries),
+					mul_size(btjit_compile_queue_size,
+							 sizeof(BtjitQueueEntry)));
+}
+
+/*
+ * Called by _PG_init in the postmaster: shared memory and the worker.
+ * The worker needs no database: a shape is self-contained (compile.c reads
+ * no catalog; the procs a shape names are called through the scankey at
+ * search time).  It starts with the postmaster and, if it exits, is
+ * started again after bgw_restart_time.
+ */
+void
+btjit_worker_register(void)
+{
+	BackgroundWorker worker;
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = btjit_compile_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = btjit_compile_shmem_startup;
+
+	/*
+	 * Single-user mode has no workers, and an inactive module compiles
+	 * nothing: backends find no worker and compile inline (or not at all).
+	 */
+	if (!IsPostmasterEnvironment || !btjit_module.active)
+		return;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 5;
+	snprintf(worker.bgw_library_name, sizeof(worker.bgw_library_name),
+			 "btree_jit");
+	snprintf(worker.bgw_function_name, sizeof(worker.bgw_function_name),
+			 "btjit_compile_worker_main");
+	snprintf(worker.bgw_name, sizeof(worker.bgw_name),
+			 "btree_jit compile worker");
+	snprintf(worker.bgw_type, sizeof(worker.bgw_type),
+			 "btree_jit compile worker");
+	RegisterBackgroundWorker(&worker);
+}
+
+static void
+btjit_compile_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(btjit_compile_shmem_size());
+	RequestNamedLWLockTranche("btree_jit compile queue", 1);
+}
+
+static void
+btjit_compile_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	btjit_compile_shared = ShmemInitStruct("btree_jit compile queue",
+										   btjit_compile_shmem_size(), &found);
+	if (!found)
+	{
+		memset(btjit_compile_shared, 0, btjit_compile_shmem_size());
+		btjit_compile_shared->lock =
+			&(GetNamedLWLockTranche("btree_jit compile queue"))->lock;
+		pg_atomic_init_u64(&btjit_compile_shared->generation, 1);
+		btjit_compile_shared->queue_size = btjit_compile_queue_size;
+	}
+	LWLockRelease(AddinShmemInitLock);
+	btjit_compile_generation = &btjit_compile_shared->generation;
+}
+
+/* ---- The backends' side ---- */
+
+/* Is key in the failed list?  Copies its reason.  Caller holds the lock. */
+static bool
+btjit_failed_lookup(const char *key, char *why, size_t whylen)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+
+	for (int i = 0; i < cs->nfailed; i++)
+	{
+		if (strcmp(cs->failed[i].key, key) == 0)
+		{
+			strlcpy(why, cs->failed[i].why, whylen);
+			return true;
+		}
+	}
+	return false;
+}
+
+static BtjitQueueEntry *
+btjit_queue_find(const char *key)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+
+	for (int i = 0; i < cs->queue_size; i++)
+		if (cs->entries[i].state != BTJIT_QE_FREE &&
+			strcmp(cs->entries[i].key, key) == 0)
+			return &cs->entries[i];
+	return NULL;
+}
+
+/* A free entry for a new shape, or NULL.  Caller holds the lock. */
+static BtjitQueueEntry *
+btjit_queue_add(const char *key, const BtjitShape *shape)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+
+	for (int i = 0; i < cs->queue_size; i++)
+	{
+		BtjitQueueEntry *e = &cs->entries[i];
+
+		if (e->state == BTJIT_QE_FREE)
+		{
+			e->state = BTJIT_QE_PENDING;
+			e->attempts = 0;
+			e->seq = cs->next_seq++;
+			strlcpy(e->key, key, sizeof(e->key));
+			memcpy(&e->shape, shape, sizeof(BtjitShape));
+			cs->enqueued++;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Hand a shape to the worker.  Never waits for it: the lock is held for a
+ * scan of the queue and the failed list, and the worker is woken by its
+ * latch.  Called on the dispatcher's slow path, at most once per shape and
+ * generation in a backend.
+ */
+BtjitEnqueueResult
+btjit_worker_enqueue(const BtjitShape *shape, const char *key,
+					 char *why, size_t whylen)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+	BtjitEnqueueResult result;
+	Latch	   *latch = NULL;
+
+	if (cs == NULL)
+	{
+		snprintf(why, whylen, "the compile worker has no shared memory");
+		return BTJIT_ENQUEUE_UNAVAILABLE;
+	}
+
+	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
+	if (btjit_failed_lookup(key, why, whylen))
+		result = BTJIT_ENQUEUE_FAILED;
+	else if (btjit_queue_find(key) != NULL)
+		result = BTJIT_ENQUEUE_QUEUED;
+	else if (cs->worker_pid == 0)
+	{
+		snprintf(why, whylen, "the compile worker is not running");
+		result = BTJIT_ENQUEUE_UNAVAILABLE;
+	}
+	else if (btjit_queue_add(key, shape) == NULL)
+	{
+		cs->queue_full++;
+		snprintf(why, whylen, "the compile queue is full (btree_jit.compile_queue_size = %d)",
+				 cs->queue_size);
+		result = BTJIT_ENQUEUE_UNAVAILABLE;
+	}
+	else
+	{
+		result = BTJIT_ENQUEUE_QUEUED;
+		latch = cs->worker_latch;
+	}
+	LWLockRelease(cs->lock);
+
+	/* a latch stays valid while its process lives; a stale set is harmless */
+	if (latch != NULL)
+		SetLatch(latch);
+	return result;
+}
+
+/*
+ * Where is the shape with this key?  Pending (queued or compiling), failed
+ * (why[] says why), or neither: then the object cache should have it.
+ */
+BtjitQueueStatus
+btjit_worker_lookup(const char *key, char *why, size_t whylen)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+	BtjitQueueStatus status;
+
+	if (cs == NULL)
+		return BTJIT_QUEUE_ABSENT;
+	LWLockAcquire(cs->lock, LW_SHARED);
+	if (btjit_queue_find(key) != NULL)
+		status = BTJIT_QUEUE_PENDING;
+	else if (btjit_failed_lookup(key, why, whylen))
+		status = BTJIT_QUEUE_FAILED;
+	else
+		status = BTJIT_QUEUE_ABSENT;
+	LWLockRelease(cs->lock);
+	return status;
+}
+
+/* For btree_jit_status(). */
+void
+btjit_worker_status(BtjitWorkerStatus *out)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+
+	memset(out, 0, sizeof(*out));
+	if (cs == NULL)
+		return;
+	LWLockAcquire(cs->lock, LW_SHARED);
+	out->worker_pid = cs->worker_pid;
+	for (int i = 0; i < cs->queue_size; i++)
+		if (cs->entries[i].state != BTJIT_QE_FREE)
+			out->queue_length++;
+	out->queue_length += cs->warm_pending;
+	out->compiles = cs->compiles;
+	out->failures = cs->failures;
+	out->queue_full = cs->queue_full;
+	out->last_compile_ms = cs->last_compile_ms;
+	out->last_compile_at = cs->last_compile_at;
+	LWLockRelease(cs->lock);
+	out->generation = pg_atomic_read_u64(&cs->generation);
+}
+
+/* ---- The worker ---- */
+
+static void
+btjit_shapes_path(char *path)
+{
+	char		dir[MAXPGPATH];
+
+	btjit_object_cache_dir(dir);
+	snprintf(path, MAXPGPATH, "%s/%s", dir, BTJIT_SHAPES_FILE);
+}
+
+static void
+btjit_listed_add(const char *key)
+{
+	if (btjit_listed_keys == NULL)
+		btjit_listed_keys = MemoryContextAllocZero(TopMemoryContext,
+												   BTJIT_SHAPES_MAX * sizeof(*btjit_listed_keys));
+	if (btjit_nlisted < BTJIT_SHAPES_MAX)
+		strlcpy(btjit_listed_keys[btjit_nlisted++], key, 17);
+}
+
+static bool
+btjit_listed(const char *key)
+{
+	for (int i = 0; i < btjit_nlisted; i++)
+		if (strcmp(btjit_listed_keys[i], key) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Warm start: note every listed shape whose object is not in the cache, to
+ * be compiled when the queue is empty.
+ * The list is a header (magic, the size of a shape) and whole shapes; a
+ * list written for another shape layout is ignored (and rewritten as
+ * shapes are compiled), since its bytes would not be shapes any more.
+ */
+static void
+btjit_warm_start(void)
+{
+	char		path[MAXPGPATH];
+	char		header[sizeof(BTJIT_SHAPES_MAGIC) + sizeof(uint32)];
+	uint32		shape_size = sizeof(BtjitShape);
+	const BtjitTemplate *tmpl;
+	char		why[MAXPGPATH + 128];
+	BtjitShape	shape;
+	int			fd;
+	int			nlisted = 0;
+
+	btjit_shapes_path(path);
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+		return;
+	if (read(fd, header, sizeof(header)) != sizeof(header) ||
+		memcmp(header, BTJIT_SHAPES_MAGIC, sizeof(BTJIT_SHAPES_MAGIC)) != 0 ||
+		memcmp(header + sizeof(BTJIT_SHAPES_MAGIC), &shape_size,
+			   sizeof(uint32)) != 0)
+	{
+		CloseTransientFile(fd);
+		ereport(LOG,
+				(errmsg("btree_jit: ignoring the list of shapes \"%s\": written for another shape layout",
+						path)));
+		unlink(path);
+		return;
+	}
+	if (!btjit_template_read(&tmpl, why, sizeof(why)))
+	{
+		CloseTransientFile(fd);
+		return;
+	}
+
+	while (read(fd, &shape, sizeof(shape)) == sizeof(shape))
+	{
+		BtjitObjectNames names;
+
+		btjit_object_names(&shape, tmpl, &names);
+		nlisted++;
+		if (btjit_listed(names.key))
+			continue;
+		btjit_listed_add(names.key);
+		if (btjit_object_cache_exists(&names))
+			continue;
+		if (btjit_warm_shapes == NULL)
+			btjit_warm_shapes = MemoryContextAlloc(TopMemoryContext,
+												   BTJIT_SHAPES_MAX * sizeof(BtjitShape));
+		if (btjit_nwarm < BTJIT_SHAPES_MAX)
+			memcpy(&btjit_warm_shapes[btjit_nwarm++], &shape, sizeof(BtjitShape));
+	}
+	CloseTransientFile(fd);
+	LWLockAcquire(btjit_compile_shared->lock, LW_EXCLUSIVE);
+	btjit_compile_shared->warm_pending = btjit_nwarm;
+	LWLockRelease(btjit_compile_shared->lock);
+	if (btjit_nwarm > 0)
+		ereport(LOG,
+				(errmsg("btree_jit: warm start: %d of %d listed shapes are not in the object cache and will be compiled",
+						btjit_nwarm, nlisted)));
+}
+
+/*
+ * The next warm-start shape still missing from the cache (a backend may
+ * have had it compiled meanwhile), or false.
+ */
+static bool
+btjit_warm_take(BtjitShape *shape, char *key)
+{
+	const BtjitTemplate *tmpl;
+	char		why[MAXPGPATH + 128];
+
+	while (btjit_warm_next < btjit_nwarm)
+	{
+		BtjitObjectNames names;
+		BtjitShape *next = &btjit_warm_shapes[btjit_warm_next++];
+		bool		pending;
+
+		LWLockAcquire(btjit_compile_shared->lock, LW_EXCLUSIVE);
+		btjit_compile_shared->warm_pending = btjit_nwarm - btjit_warm_next;
+		LWLockRelease(btjit_compile_shared->lock);
+
+		if (!btjit_template_read(&tmpl, why, sizeof(why)))
+			return false;
+		btjit_object_names(next, tmpl, &names);
+		LWLockAcquire(btjit_compile_shared->lock, LW_SHARED);
+		pending = btjit_queue_find(names.key) != NULL ||
+			btjit_failed_lookup(names.key, why, sizeof(why));
+		LWLockRelease(btjit_compile_shared->lock);
+		if (pending || btjit_object_cache_exists(&names))
+			continue;
+		memcpy(shape, next, sizeof(BtjitShape));
+		strlcpy(key, names.key, 17);
+		return true;
+	}
+	return false;
+}
+
+/* Add a compiled shape to the warm-start list (once). */
+static void
+btjit_shapes_append(const BtjitShape *shape, const char *key)
+{
+	char		path[MAXPGPATH];
+	struct stat st;
+	int			fd;
+
+	if (btjit_listed(key))
+		return;
+	btjit_listed_add(key);
+
+	btjit_shapes_path(path);
+	fd = OpenTransientFile(path, O_WRONLY | O_CREAT | O_APPEND | PG_BINARY);
+	if (fd < 0)
+		return;					/* the cache directory's problem is logged */
+	if (fstat(fd, &st) == 0 && st.st_size == 0)
+	{
+		char		header[sizeof(BTJIT_SHAPES_MAGIC) + sizeof(uint32)];
+		uint32		shape_size = sizeof(BtjitShape);
+
+		memcpy(header, BTJIT_SHAPES_MAGIC, sizeof(BTJIT_SHAPES_MAGIC));
+		memcpy(header + sizeof(BTJIT_SHAPES_MAGIC), &shape_size, sizeof(uint32));
+		if (write(fd, header, sizeof(header)) != sizeof(header))
+		{
+			CloseTransientFile(fd);
+			return;
+		}
+	}
+	/* one write per record: O_APPEND keeps it whole */
+	if (write(fd, shape, sizeof(BtjitShape)) != sizeof(BtjitShape))
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("btree_jit: could not add a shape to \"%s\": %m", path)));
+	CloseTransientFile(fd);
+}
+
+/* What a compile child reports through its pipe. */
+typedef struct BtjitChildReport
+{
+	bool		ok;
+	double		compile_ms;
+	char		why[192];
+} BtjitChildReport;
+
+/* Kill a compile child left running when the worker exits. */
+static void
+btjit_worker_exit(int code, Datum arg)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+
+	/* an error may have left the queue's lock held: it is ours to drop */
+	LWLockReleaseAll();
+	if (btjit_child_pid != 0)
+	{
+		kill(btjit_child_pid, SIGKILL);
+		(void) waitpid(btjit_child_pid, NULL, 0);
+		btjit_child_pid = 0;
+	}
+	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
+	cs->worker_pid = 0;
+	cs->worker_latch = NULL;
+	LWLockRelease(cs->lock);
+}
+
+/*
+ * In the compile child: compile, store the object, report, exit.  It
+ * inherited the worker's exit callbacks (its PGPROC, the lock table),
+ * which are not its to run: on_exit_reset() drops them, so that even a
+ * FATAL from LLVM's error guard only ends this process.
+ */
+static void
+btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
+{
+	BtjitChildReport report;
+	instr_time	start,
+				duration;
+
+	on_exit_reset();
+	MyProcPid = getpid();
+
+	/*
+	 * Die with the worker: a worker killed by a signal (a crash, after which
+	 * the postmaster restarts everything) must not leave a compile running
+	 * into the next incarnation of the cluster.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(4);
+
+	/*
+	 * A compile is background work: it should leave the CPU to the queries
+	 * (which run the stock path meanwhile) where it can.  Measured on a
+	 * loaded 2-core machine (bench/README.md, compile_latency): at nice 5
+	 * the compile slowed the query that had queued the shape; SCHED_IDLE
+	 * starved it for seconds; nice 10 is the compromise.
+	 */
+	(void) setpriority(PRIO_PROCESS, 0, BTJIT_COMPILE_NICE);
+
+	memset(&report, 0, sizeof(report));
+
+	if (btjit_compile_fault == BTJIT_COMPILE_FAULT_SLOW)
+		pg_usleep(3000000L);
+
+	INSTR_TIME_SET_CURRENT(start);
+	PG_TRY();
+	{
+		report.ok = btjit_compile_object(shape, report.why, sizeof(report.why));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(TopMemoryContext);
+		edata = CopyErrorData();
+		strlcpy(report.why, edata->message, sizeof(report.why));
+		report.ok = false;
+	}
+	PG_END_TRY();
+	INSTR_TIME_SET_CURRENT(duration);
+	INSTR_TIME_SUBTRACT(duration, start);
+	report.compile_ms = INSTR_TIME_GET_MILLISEC(duration);
+
+	if (write(wfd, &report, sizeof(report)) != sizeof(report))
+		_exit(3);
+	_exit(report.ok ? 0 : 2);
+}
+
+/*
+ * Compile one shape in a child and wait for it, staying responsive to
+ * SIGTERM, SIGHUP and postmaster death.  Returns false with why[] if the
+ * shape failed; *crashed says the child died without reporting (a retry
+ * may succeed).
+ */
+static bool
+btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
+					   bool *crashed, char *why, size_t whylen)
+{
+	int			fds[2];
+	pid_t		pid;
+	int			status;
+	BtjitChildReport report;
+	ssize_t		n;
+
+	*crashed = false;
+	if (pipe(fds) != 0)
+	{
+		snprintf(why, whylen, "could not create a pipe: %m");
+		*crashed = true;
+		return false;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+	{
+		snprintf(why, whylen, "could not fork a compile process: %m");
+		close(fds[0]);
+		close(fds[1]);
+		*crashed = true;
+		return false;
+	}
+	if (pid == 0)
+	{
+		close(fds[0]);
+		btjit_compile_child(shape, fds[1], MyProcPid);
+	}
+	close(fds[1]);
+	btjit_child_pid = pid;
+
+	for (;;)
+	{
+		pid_t		r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+		{
+			status = 0;
+			break;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 5L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (ShutdownRequestPending)
+			proc_exit(1);		/* see btjit_compile_worker_main */
+	}
+	btjit_child_pid = 0;
+
+	n = read(fds[0], &report, sizeof(report));
+	close(fds[0]);
+	if (n != sizeof(report))
+	{
+		*crashed = true;
+		if (WIFSIGNALED(status))
+			snprintf(why, whylen, "the compile process was killed by signal %d",
+					 WTERMSIG(status));
+		else
+			snprintf(why, whylen, "the compile process exited with status %d without reporting",
+					 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return false;
+	}
+	*compile_ms = report.compile_ms;
+	if (!report.ok)
+		strlcpy(why, report.why, whylen);
+	return report.ok;
+}
+
+/* Take the oldest pending shape: marks it compiling.  False if none. */
+static bool
+btjit_queue_take(BtjitShape *shape, char *key, int *attempts)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+	BtjitQueueEntry *oldest = NULL;
+
+	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < cs->queue_size; i++)
+	{
+		BtjitQueueEntry *e = &cs->entries[i];
+
+		if (e->state == BTJIT_QE_PENDING &&
+			(oldest == NULL || e->seq < oldest->seq))
+			oldest = e;
+	}
+	if (oldest != NULL)
+	{
+		oldest->state = BTJIT_QE_COMPILING;
+		*attempts = ++oldest->attempts;
+		memcpy(shape, &oldest->shape, sizeof(BtjitShape));
+		strlcpy(key, oldest->key, 17);
+	}
+	LWLockRelease(cs->lock);
+	return oldest != NULL;
+}
+
+/*
+ * Finish a shape: free its entry (or return it to pending for another
+ * attempt), record the outcome, and tell the backends.
+ */
+static void
+btjit_queue_finish(const char *key, bool ok, bool retry, double compile_ms,
+				   const char *why)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+	BtjitQueueEntry *e;
+
+	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
+	e = btjit_queue_find(key);
+	if (e != NULL)
+	{
+		if (retry)
+			e->state = BTJIT_QE_PENDING;
+		else
+			e->state = BTJIT_QE_FREE;
+	}
+	if (ok)
+	{
+		cs->compiles++;
+		cs->last_compile_ms = compile_ms;
+		cs->last_compile_at = GetCurrentTimestamp();
+	}
+	else if (!retry)
+	{
+		BtjitFailedShape *f = &cs->failed[cs->failed_next];
+
+		cs->failures++;
+		strlcpy(f->key, key, sizeof(f->key));
+		strlcpy(f->why, why, sizeof(f->why));
+		cs->failed_next = (cs->failed_next + 1) % BTJIT_FAILED_MAX;
+		if (cs->nfailed < BTJIT_FAILED_MAX)
+			cs->nfailed++;
+	}
+	LWLockRelease(cs->lock);
+
+	/* after the object is in place, and after a failure is listed */
+	if (!retry)
+		pg_atomic_fetch_add_u64(&cs->generation, 1);
+}
+
+void
+btjit_compile_worker_main(Datum arg)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	/* the compile child's exit is collected by waitpid */
+	pqsignal(SIGCHLD, SIG_DFL);
+	BackgroundWorkerUnblockSignals();
+
+	before_shmem_exit(btjit_worker_exit, (Datum) 0);
+
+	/*
+	 * A shape left compiling by a previous worker (that one exited in the
+	 * middle) goes back to pending; its attempts stay counted.
+	 */
+	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < cs->queue_size; i++)
+		if (cs->entries[i].state == BTJIT_QE_COMPILING)
+			cs->entries[i].state = BTJIT_QE_PENDING;
+	cs->worker_pid = MyProcPid;
+	cs->worker_latch = MyLatch;
+	LWLockRelease(cs->lock);
+
+	if (btjit_module.active && btjit_object_cache)
+		btjit_warm_start();
+
+	for (;;)
+	{
+		BtjitShape	shape;
+		char		key[17];
+		char		why[192];
+		int			attempts;
+		double		compile_ms = 0;
+		bool		crashed;
+		bool		ok;
+
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * Exit status 1, not 0: the postmaster unregisters a worker that
+		 * exits with 0, and a worker stopped by pg_terminate_backend() must
+		 * come back.  At shutdown the status does not matter.
+		 */
+		if (ShutdownRequestPending)
+			proc_exit(1);
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		/*
+		 * The backends' shapes first; warm-start shapes when none waits (one
+		 * attempt each: they are a convenience, a crash fails them).
+		 */
+		if (!btjit_queue_take(&shape, key, &attempts))
+		{
+			if (!btjit_warm_take(&shape, key))
+			{
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
+								 PG_WAIT_EXTENSION);
+				continue;
+			}
+			attempts = BTJIT_COMPILE_ATTEMPTS;
+		}
+
+		if (!btjit_compiler_preloaded)
+		{
+			btjit_compiler_preload();
+			btjit_compiler_preloaded = true;
+		}
+
+		if (attempts > BTJIT_COMPILE_ATTEMPTS)
+		{
+			snprintf(why, sizeof(why),
+					 "the compile process died %d times compiling this shape",
+					 BTJIT_COMPILE_ATTEMPTS);
+			ok = false;
+			crashed = false;
+		}
+		else
+			ok = btjit_compile_in_child(&shape, &compile_ms, &crashed,
+										why, sizeof(why));
+
+		if (ok)
+		{
+			btjit_queue_finish(key, true, false, compile_ms, NULL);
+			btjit_shapes_append(&shape, key);
+			if (btjit_log_compiles)
+				ereport(LOG,
+						(errmsg("btree_jit: compile worker compiled shape %s in %.3f ms",
+								key, compile_ms)));
+			continue;
+		}
+
+		/* a crash may be the machine's, not the shape's: one more try */
+		if (crashed && attempts < BTJIT_COMPILE_ATTEMPTS)
+		{
+			ereport(LOG,
+					(errmsg("btree_jit: compiling key shape %s failed, retrying: %s",
+							key, why)));
+			btjit_queue_finish(key, false, true, 0, why);
+			continue;
+		}
+
+		/* logged once: the shape is failed from now on, never retried */
+		ereport(WARNING,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("btree_jit: the compile worker could not compile key shape %s", key),
+				 errdetail_internal("%s", why),
+				 errhint("Indexes of this shape use the server's own page search until the server restarts.")));
+		btjit_queue_finish(key, false, false, 0, why);
+	}
+}

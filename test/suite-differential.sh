@@ -54,8 +54,13 @@ elif [[ ! -f $(pg_pkglibdir)/btree_jit.so ]]; then
 	build_and_install
 fi
 
+# Shapes are compiled in the searching backend (compile_mode = inline): each
+# round's coverage check needs the compiled code to run within the round's
+# queries.  The compile worker has its own tests (test/sql/background.sql,
+# test/suite-stress.sh, test/suite-startup.sh).
 cluster_start "" "max_worker_processes = 8" "max_parallel_workers = 4" \
-	"log_min_error_statement = error" "shared_buffers = '64MB'"
+	"log_min_error_statement = error" "shared_buffers = '64MB'" \
+	"btree_jit.compile_mode = inline"
 psql_as -q -c "CREATE EXTENSION amcheck"
 # the collations of test/differential/keytypes.py that initdb does not make
 psql_as -q -c "$(cd "$here/differential" && python3 -c 'import keytypes; print(keytypes.SETUP_SQL)')"

@@ -1017,8 +1017,16 @@ wait_queue_empty() {
 check "setup's queued shapes compiled (queue empty within 60 s)" wait_queue_empty 60
 # the probes' catalog shapes into the cache (inline, no f_* index searched),
 # so that the one entry is free for the f_* shapes
-probe_sql f_a f_a_idx | sed 's/SET btree_jit.compile_mode = background;/SET btree_jit.compile_mode = inline; SET btree_jit.compile_threshold = 0; SET enable_indexscan = off;/' |
-	psqlv >/dev/null 2>&1 || true
+# (a sequential scan: with every scan type disabled the planner would
+# still pick the index, whose shape must not be cached yet)
+psqlv >/dev/null 2>&1 <<'SQL' || true
+SET btree_jit.compile_mode = inline;
+SET btree_jit.compile_threshold = 0;
+SET enable_indexscan = off;
+SET enable_indexonlyscan = off;
+SET enable_bitmapscan = off;
+DO $$ BEGIN FOR i IN 1..100 LOOP PERFORM count(*) FROM f_a WHERE b = i; END LOOP; END $$;
+SQL
 # one session: f_a's shape takes the only entry (its compile sleeps 3 s),
 # f_b's finds the queue full and is compiled by the session itself
 out=$( (probe_sql f_a f_a_idx; probe_sql f_b f_b_idx) | psqlv 2>&1) || true

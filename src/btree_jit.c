@@ -258,6 +258,31 @@ btjit_define_gucs(void)
 	MarkGUCPrefixReserved("btree_jit");
 }
 
+#if defined(__x86_64__) && defined(__linux__)
+/*
+ * Redirect an exported function of the nbtree code (its calling convention
+ * is its prototype) to replacement.  False, with one LOG line saying what
+ * then runs, if its extent is unknown or the detour fails.
+ */
+static bool
+btjit_redirect_exported(const char *name, uintptr_t addr, size_t size,
+						void *replacement, BtjitDetour *detour,
+						const char *consequence)
+{
+	char		why[512];
+
+	if (addr != 0 &&
+		btjit_detour_install((void *) addr, size, replacement, detour,
+							 why, sizeof(why)))
+		return true;
+	ereport(LOG,
+			(errmsg("btree_jit: %s not redirected: %s", name,
+					addr != 0 ? why : "its extent is unknown"),
+			 errdetail("%s", consequence)));
+	return false;
+}
+#endif
+
 /*
  * Find _bt_binsrch and install the detour.  Runs once, in the postmaster (or
  * a single-user backend) before any page search can happen, so nothing can
@@ -316,42 +341,27 @@ btjit_install_redirect(void)
 	/*
 	 * _bt_compare is exported: its calling convention is its prototype.
 	 * Redirecting it lets the comparisons outside _bt_binsrch (_bt_moveright's
-	 * high-key checks, _bt_binsrch_insert, unique checks) use compiled code
-	 * too.  If that fails, the page search alone is redirected.
-	 */
-	if (loc->compare != 0 &&
-		btjit_detour_install((void *) loc->compare, loc->compare_size,
-							 (void *) btjit_dispatch_compare,
-							 &btjit_module.compare_detour, why, sizeof(why)))
-	{
-		btjit_module.stock_compare = (BtjitCompareFn) btjit_module.compare_detour.stock;
-		btjit_module.compare_active = true;
-	}
-	else
-		ereport(LOG,
-				(errmsg("btree_jit: _bt_compare not redirected: %s",
-						loc->compare != 0 ? why : "its extent is unknown"),
-				 errdetail("Page searches use compiled code; other comparisons use the server's own.")));
-
-	/*
+	 * high-key checks, unique checks) use compiled code too.
 	 * _bt_binsrch_insert is exported too, and its callers in the server
-	 * (_bt_findinsertloc, _bt_check_unique) call the exported entry: the
-	 * leaf search of every insertion then runs compiled code.
+	 * (_bt_findinsertloc, _bt_check_unique) call the exported entry: the leaf
+	 * search of every insertion then runs compiled code.  If either fails,
+	 * the rest stays redirected.
 	 */
-	if (loc->binsrch_insert != 0 &&
-		btjit_detour_install((void *) loc->binsrch_insert,
-							 loc->binsrch_insert_size,
-							 (void *) btjit_dispatch_insert,
-							 &btjit_module.insert_detour, why, sizeof(why)))
-	{
+	btjit_module.compare_active =
+		btjit_redirect_exported("_bt_compare", loc->compare, loc->compare_size,
+								(void *) btjit_dispatch_compare,
+								&btjit_module.compare_detour,
+								"Page searches use compiled code; other comparisons use the server's own.");
+	if (btjit_module.compare_active)
+		btjit_module.stock_compare = (BtjitCompareFn) btjit_module.compare_detour.stock;
+	btjit_module.insert_active =
+		btjit_redirect_exported("_bt_binsrch_insert", loc->binsrch_insert,
+								loc->binsrch_insert_size,
+								(void *) btjit_dispatch_insert,
+								&btjit_module.insert_detour,
+								"Insertions search their leaf page with the server's own code.");
+	if (btjit_module.insert_active)
 		btjit_module.stock_insert = (BtjitBinsrchInsertFn) btjit_module.insert_detour.stock;
-		btjit_module.insert_active = true;
-	}
-	else
-		ereport(LOG,
-				(errmsg("btree_jit: _bt_binsrch_insert not redirected: %s",
-						loc->binsrch_insert != 0 ? why : "its extent is unknown"),
-				 errdetail("Insertions search their leaf page with the server's own code.")));
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
 			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s%s",
 			 loc->binary_path,

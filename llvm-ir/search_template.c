@@ -472,13 +472,14 @@ btjit_att_end(const BtjitColumnShape *col, const char *ptr, uint32 off)
 }
 
 /*
- * The proc of scankey sk called directly, as FunctionCall2Coll would call
- * it: proc(stored, argument) with the scankey's collation.  Returns false
- * if the proc returned NULL (the caller declines: the stock path then
- * raises the server's own error).
+ * fn called as FunctionCall2Coll would call scankey sk's proc: fn(stored,
+ * argument) with the scankey's collation and its FmgrInfo (so that what fn
+ * caches in flinfo->fn_extra is shared by every path).  Returns false if
+ * it returned NULL (the caller declines: the stock path then raises the
+ * server's own error).
  */
-static __attribute__((noinline)) bool
-btjit_call_proc(ScanKey sk, Datum stored, int32 *result)
+static inline __attribute__((always_inline)) bool
+btjit_call_fn(PGFunction fn, ScanKey sk, Datum stored, int32 *result)
 {
 	LOCAL_FCINFO(fcinfo, 2);
 	Datum		r;
@@ -493,11 +494,18 @@ btjit_call_proc(ScanKey sk, Datum stored, int32 *result)
 	fcinfo->args[0].isnull = false;
 	fcinfo->args[1].value = sk->sk_argument;
 	fcinfo->args[1].isnull = false;
-	r = sk->sk_func.fn_addr(fcinfo);
+	r = fn(fcinfo);
 	if (fcinfo->isnull)
 		return false;
 	*result = DatumGetInt32(r);
 	return true;
+}
+
+/* The proc of scankey sk called directly, out of line. */
+static __attribute__((noinline)) bool
+btjit_call_proc(ScanKey sk, Datum stored, int32 *result)
+{
+	return btjit_call_fn(sk->sk_func.fn_addr, sk, stored, result);
 }
 
 /*
@@ -520,35 +528,6 @@ BTJIT_BC_PLACEHOLDERS(5);
 BTJIT_BC_PLACEHOLDERS(6);
 BTJIT_BC_PLACEHOLDERS(7);
 StaticAssertDecl(BTJIT_MAX_KEYS == 8, "one placeholder pair per key column");
-
-/*
- * The imported body of column i's proc, called as fn_addr would be: same
- * FunctionCallInfo, so that what it caches in flinfo->fn_extra is shared
- * with the called path.  Inlined, the call frame dissolves.
- */
-static inline __attribute__((always_inline)) bool
-btjit_call_imported(PGFunction imported, ScanKey sk, Datum stored,
-					int32 *result)
-{
-	LOCAL_FCINFO(fcinfo, 2);
-	Datum		r;
-
-	fcinfo->flinfo = &sk->sk_func;
-	fcinfo->context = NULL;
-	fcinfo->resultinfo = NULL;
-	fcinfo->fncollation = sk->sk_collation;
-	fcinfo->isnull = false;
-	fcinfo->nargs = 2;
-	fcinfo->args[0].value = stored;
-	fcinfo->args[0].isnull = false;
-	fcinfo->args[1].value = sk->sk_argument;
-	fcinfo->args[1].isnull = false;
-	r = imported(fcinfo);
-	if (fcinfo->isnull)
-		return false;
-	*result = DatumGetInt32(r);
-	return true;
-}
 
 /* Column i's imported body, and the server function it was imported from. */
 static inline __attribute__((always_inline)) PGFunction
@@ -591,7 +570,7 @@ static inline __attribute__((always_inline)) bool
 btjit_call_column(int i, ScanKey sk, Datum stored, int32 *result)
 {
 	if (btjit_bc_applies(i, sk))
-		return btjit_call_imported(btjit_bc_function(i, false), sk, stored,
+		return btjit_call_fn(btjit_bc_function(i, false), sk, stored,
 								   result);
 	return btjit_call_proc(sk, stored, result);
 }
@@ -615,7 +594,7 @@ btjit_call_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 	bool		ok;
 
 	if (col->kind == BTJIT_KIND_CALL && col->bcsym[0] != '\0' && !call)
-		ok = btjit_call_imported(btjit_bc_function(i, false), sk, stored, &r);
+		ok = btjit_call_fn(btjit_bc_function(i, false), sk, stored, &r);
 	else
 		ok = btjit_call_proc(sk, stored, &r);
 	if (!ok)

@@ -32,7 +32,7 @@ COMPILER_OBJS = src/compile.o src/bcimport.o src/llvm_error.o src/llvm_bitcode.o
 
 EXTENSION = btree_jit
 DATA = sql/btree_jit--1.0.sql sql/btree_jit--1.0--1.1.sql \
-	sql/btree_jit--1.1--1.2.sql
+	sql/btree_jit--1.1--1.2.sql sql/btree_jit--1.2--1.3.sql
 PGFILEDESC = "btree_jit - specialised B-tree page search"
 
 # Bitcode templates, specialised at run time (installed under pkglibdir).

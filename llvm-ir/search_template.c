@@ -33,6 +33,7 @@
 #include "fmgr.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
+#include "utils/fmgroids.h"
 
 #include "pg_compat.h"
 #include "shape.h"
@@ -88,6 +89,8 @@ uint16		btjit_entry(void *rel, void *scankey, int buf, uint64 *counters);
 int32		btjit_compare_entry(void *rel, void *scankey, const char *page,
 								uint32 offnum, uint64 *counters);
 uint16		btjit_insert_entry(void *rel, void *insertstate, uint64 *counters);
+bool		btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
+							  bool *continuescan, uint64 *counters);
 
 /* In the module: run the stock path for a declined search or compare. */
 extern uint16 btjit_declined(void *rel, void *scankey, int buf,
@@ -96,6 +99,9 @@ extern int32 btjit_compare_declined(void *rel, void *scankey, const char *page,
 									uint32 offnum, uint64 *counters);
 extern uint16 btjit_insert_declined(void *rel, void *insertstate,
 									uint64 *counters);
+extern bool btjit_check_declined(void *scan, void *tuple, int tupnatts,
+								 int dir, bool *continuescan,
+								 uint64 *counters);
 
 /*
  * A stored value widened to int64 the way the comparison proc sees it:
@@ -603,22 +609,20 @@ btjit_call_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 }
 
 /*
- * Sign of _bt_compare's result for one attribute, both sides non-NULL:
- * positive when the scankey is greater.  The proc's sign (stored value
- * against argument) comes from the inline comparison of the column's kind,
- * or from calling the proc (call, or a form the inline code leaves to the
- * proc); then it is negated unless the column is DESC.  Only the sign:
- * INVERT_COMPARE_RESULT's care for INT_MIN is about the value.
+ * Sign of the comparison proc of column col for the stored value at ptr
+ * against decoded argument a (positive when the stored value is greater),
+ * for the kinds compared inline.  False when the inline comparison does
+ * not apply to this value (a called column, a compressed or external
+ * varlena): the caller then calls a function of the server's.
  */
-static inline __attribute__((always_inline)) int
-btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
+static inline __attribute__((always_inline)) bool
+btjit_inline_sign(const BtjitColumnShape *col, const BtjitArg *a,
+				  const char *ptr, int *sign)
 {
-	const BtjitColumnShape *col = &SHAPE.cols[i];
-	const BtjitArg *a = &k->arg[i];
 	int			c;
 
-	if (call || col->kind == BTJIT_KIND_CALL)
-		c = btjit_call_sign(i, k, ptr, call);
+	if (col->kind == BTJIT_KIND_CALL)
+		return false;
 	else if (BTJIT_KIND_IS_INT(col->kind))
 	{
 		int64		v = btjit_stored_value(ptr, col->kind);
@@ -659,12 +663,9 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 		BtjitArg	stored;
 
 		if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
-			c = btjit_call_sign(i, k, ptr, true);	/* compressed: the proc's job */
-		else
-		{
-			btjit_numeric_decode(data, len, &stored);
-			c = btjit_numeric_cmp(&stored, a);
-		}
+			return false;		/* compressed: the proc's job */
+		btjit_numeric_decode(data, len, &stored);
+		c = btjit_numeric_cmp(&stored, a);
 	}
 	else
 	{
@@ -680,16 +681,33 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 				len = strlen(ptr);
 		}
 		else if (unlikely(!btjit_varlena_plain(ptr, &data, &len)))
-			data = NULL;		/* compressed or external: the proc's job */
-		if (data == NULL)
-			c = btjit_call_sign(i, k, ptr, true);
-		else
-		{
-			if (col->kind == BTJIT_KIND_BPCHAR)
-				len = btjit_bpchar_truelen(data, len);
-			c = btjit_bytes_cmp_arg(data, len, a);
-		}
+			return false;		/* compressed or external: the proc's job */
+		if (col->kind == BTJIT_KIND_BPCHAR)
+			len = btjit_bpchar_truelen(data, len);
+		c = btjit_bytes_cmp_arg(data, len, a);
 	}
+	*sign = c;
+	return true;
+}
+
+/*
+ * Sign of _bt_compare's result for one attribute, both sides non-NULL:
+ * positive when the scankey is greater.  The proc's sign (stored value
+ * against argument) comes from the inline comparison of the column's kind,
+ * or from calling the proc (call, or a form the inline code leaves to the
+ * proc); then it is negated unless the column is DESC.  Only the sign:
+ * INVERT_COMPARE_RESULT's care for INT_MIN is about the value.
+ */
+static inline __attribute__((always_inline)) int
+btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+	int			c;
+
+	if (call || col->kind == BTJIT_KIND_CALL)
+		c = btjit_call_sign(i, k, ptr, call);
+	else if (!btjit_inline_sign(col, &k->arg[i], ptr, &c))
+		c = btjit_call_sign(i, k, ptr, true);
 	if (c == BTJIT_SIGN_DECLINE)
 		return c;
 	return col->desc ? c : -c;
@@ -1648,4 +1666,387 @@ btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
 		return (uint16) result;
 	}
 	return btjit_insert_declined(rel, insertstate, counters);
+}
+
+/*
+ * ---- Scan-key checks: _bt_checkkeys (PostgreSQL 15) ----
+ *
+ * _bt_checkkeys(scan, tuple, tupnatts, dir, &continuescan) tests one index
+ * tuple against the scan's preprocessed keys (so->keyData): each key's
+ * operator is called on the tuple's attribute and the key's argument, and
+ * the first that fails ends the test, stopping the scan (continuescan
+ * false) when that key is required in the scan's direction.  The compiled
+ * version does the same with the attribute read at its known place and,
+ * for the operators of the column's own B-tree family whose order the
+ * template reproduces, the operator replaced by the inline comparison
+ * (a B-tree family's operators are its comparison proc's sign tested
+ * against zero: that is what makes them a B-tree family).  The operator is
+ * recognised by the key's fn_oid, which for these built-in functions
+ * names the very function; any other operator is called as the stock
+ * function calls it.  Keys on a DESC column keep their operator (only the
+ * strategy number is commuted), so nothing here depends on the direction
+ * of the column.
+ *
+ * Declined, with nothing written: a tuple with NULLs, row comparisons and
+ * IS [NOT] NULL keys, and an operator that returned NULL (the stock
+ * function raises the server's error).  17 and 18 changed the function
+ * (BTReadPageState, array advancement, skip scan): there it is not
+ * redirected, and this entry is never called.
+ */
+
+#if PG_VERSION_NUM < 160000
+
+#define BTJIT_OP_NONE	0
+#define BTJIT_OP_LT		1
+#define BTJIT_OP_LE		2
+#define BTJIT_OP_EQ		3
+#define BTJIT_OP_GE		4
+#define BTJIT_OP_GT		5
+
+/*
+ * Which operator of comparison proc cmpproc's family member (same left and
+ * right types) fn is: BTJIT_OP_*.  cmpproc is a constant of the shape, so
+ * this folds to at most five tests of fn.
+ */
+static inline __attribute__((always_inline)) int
+btjit_op_of(Oid cmpproc, Oid fn)
+{
+	Oid			lt,
+				le,
+				eq,
+				ge,
+				gt;
+
+	switch (cmpproc)
+	{
+#define BTJIT_OPS(proc, l1, l2, e, g2, g1) \
+		case proc: lt = l1; le = l2; eq = e; ge = g2; gt = g1; break
+			BTJIT_OPS(F_BTINT2CMP, F_INT2LT, F_INT2LE, F_INT2EQ, F_INT2GE, F_INT2GT);
+			BTJIT_OPS(F_BTINT24CMP, F_INT24LT, F_INT24LE, F_INT24EQ, F_INT24GE, F_INT24GT);
+			BTJIT_OPS(F_BTINT28CMP, F_INT28LT, F_INT28LE, F_INT28EQ, F_INT28GE, F_INT28GT);
+			BTJIT_OPS(F_BTINT4CMP, F_INT4LT, F_INT4LE, F_INT4EQ, F_INT4GE, F_INT4GT);
+			BTJIT_OPS(F_BTINT42CMP, F_INT42LT, F_INT42LE, F_INT42EQ, F_INT42GE, F_INT42GT);
+			BTJIT_OPS(F_BTINT48CMP, F_INT48LT, F_INT48LE, F_INT48EQ, F_INT48GE, F_INT48GT);
+			BTJIT_OPS(F_BTINT8CMP, F_INT8LT, F_INT8LE, F_INT8EQ, F_INT8GE, F_INT8GT);
+			BTJIT_OPS(F_BTINT82CMP, F_INT82LT, F_INT82LE, F_INT82EQ, F_INT82GE, F_INT82GT);
+			BTJIT_OPS(F_BTINT84CMP, F_INT84LT, F_INT84LE, F_INT84EQ, F_INT84GE, F_INT84GT);
+			BTJIT_OPS(F_BTOIDCMP, F_OIDLT, F_OIDLE, F_OIDEQ, F_OIDGE, F_OIDGT);
+			BTJIT_OPS(F_BTBOOLCMP, F_BOOLLT, F_BOOLLE, F_BOOLEQ, F_BOOLGE, F_BOOLGT);
+			BTJIT_OPS(F_BTCHARCMP, F_CHARLT, F_CHARLE, F_CHAREQ, F_CHARGE, F_CHARGT);
+			BTJIT_OPS(F_DATE_CMP, F_DATE_LT, F_DATE_LE, F_DATE_EQ, F_DATE_GE, F_DATE_GT);
+			BTJIT_OPS(F_TIME_CMP, F_TIME_LT, F_TIME_LE, F_TIME_EQ, F_TIME_GE, F_TIME_GT);
+			BTJIT_OPS(F_TIMESTAMP_CMP, F_TIMESTAMP_LT, F_TIMESTAMP_LE, F_TIMESTAMP_EQ, F_TIMESTAMP_GE, F_TIMESTAMP_GT);
+			BTJIT_OPS(F_TIMESTAMPTZ_CMP, F_TIMESTAMPTZ_LT, F_TIMESTAMPTZ_LE, F_TIMESTAMPTZ_EQ, F_TIMESTAMPTZ_GE, F_TIMESTAMPTZ_GT);
+			BTJIT_OPS(F_BTFLOAT4CMP, F_FLOAT4LT, F_FLOAT4LE, F_FLOAT4EQ, F_FLOAT4GE, F_FLOAT4GT);
+			BTJIT_OPS(F_BTFLOAT48CMP, F_FLOAT48LT, F_FLOAT48LE, F_FLOAT48EQ, F_FLOAT48GE, F_FLOAT48GT);
+			BTJIT_OPS(F_BTFLOAT8CMP, F_FLOAT8LT, F_FLOAT8LE, F_FLOAT8EQ, F_FLOAT8GE, F_FLOAT8GT);
+			BTJIT_OPS(F_BTFLOAT84CMP, F_FLOAT84LT, F_FLOAT84LE, F_FLOAT84EQ, F_FLOAT84GE, F_FLOAT84GT);
+			BTJIT_OPS(F_UUID_CMP, F_UUID_LT, F_UUID_LE, F_UUID_EQ, F_UUID_GE, F_UUID_GT);
+			BTJIT_OPS(F_NUMERIC_CMP, F_NUMERIC_LT, F_NUMERIC_LE, F_NUMERIC_EQ, F_NUMERIC_GE, F_NUMERIC_GT);
+			/* in C and POSIX (the argument's decoding checks the collation) */
+			BTJIT_OPS(F_BTTEXTCMP, F_TEXT_LT, F_TEXT_LE, F_TEXTEQ, F_TEXT_GE, F_TEXT_GT);
+			BTJIT_OPS(F_BYTEACMP, F_BYTEALT, F_BYTEALE, F_BYTEAEQ, F_BYTEAGE, F_BYTEAGT);
+#undef BTJIT_OPS
+		default:
+			return BTJIT_OP_NONE;
+	}
+	if (fn == lt)
+		return BTJIT_OP_LT;
+	if (fn == le)
+		return BTJIT_OP_LE;
+	if (fn == eq)
+		return BTJIT_OP_EQ;
+	if (fn == ge)
+		return BTJIT_OP_GE;
+	if (fn == gt)
+		return BTJIT_OP_GT;
+	return BTJIT_OP_NONE;
+}
+
+/* Whether operator op holds for a comparison of sign c. */
+static inline __attribute__((always_inline)) bool
+btjit_op_holds(int op, int c)
+{
+	switch (op)
+	{
+		case BTJIT_OP_LT:
+			return c < 0;
+		case BTJIT_OP_LE:
+			return c <= 0;
+		case BTJIT_OP_EQ:
+			return c == 0;
+		case BTJIT_OP_GE:
+			return c >= 0;
+		default:
+			return c > 0;
+	}
+}
+
+/*
+ * Scan key sk's operator called on the stored value, as FunctionCall2Coll
+ * calls it: 1 true, 0 false, -1 it returned NULL (declined: the stock
+ * function raises the error).
+ */
+static __attribute__((noinline)) int
+btjit_call_operator(ScanKey sk, Datum stored)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+	Datum		r;
+
+	fcinfo->flinfo = &sk->sk_func;
+	fcinfo->context = NULL;
+	fcinfo->resultinfo = NULL;
+	fcinfo->fncollation = sk->sk_collation;
+	fcinfo->isnull = false;
+	fcinfo->nargs = 2;
+	fcinfo->args[0].value = stored;
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = sk->sk_argument;
+	fcinfo->args[1].isnull = false;
+	r = sk->sk_func.fn_addr(fcinfo);
+	if (fcinfo->isnull)
+		return -1;
+	return DatumGetBool(r) ? 1 : 0;
+}
+
+/*
+ * Scan key sk's operator, of comparison proc procs[p] of column i's family,
+ * tested inline on the value at ptr (1 passes, 0 fails); -2 when the inline
+ * comparison does not apply (the operator is not one of that proc's, an
+ * argument or value the inline code leaves to the server).
+ */
+static inline __attribute__((always_inline)) int
+btjit_check_inline(int i, int p, ScanKey sk, const char *ptr)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+	int			op = btjit_op_of(col->procs[p], sk->sk_func.fn_oid);
+	BtjitArg	a;
+	int			c;
+
+	if (op == BTJIT_OP_NONE)
+		return -2;
+	a = btjit_decode_arg(col, sk, col->argkinds[p]);
+	if (BTJIT_KIND_IS_INT(col->kind) && a.ok)
+	{
+		int64		v = btjit_stored_value(ptr, col->kind);
+
+		switch (op)
+		{
+			case BTJIT_OP_LT:
+				return v < a.value;
+			case BTJIT_OP_LE:
+				return v <= a.value;
+			case BTJIT_OP_EQ:
+				return v == a.value;
+			case BTJIT_OP_GE:
+				return v >= a.value;
+			default:
+				return v > a.value;
+		}
+	}
+	if (!a.ok || !btjit_inline_sign(col, &a, ptr, &c))
+		return -2;
+	return btjit_op_holds(op, c) ? 1 : 0;
+}
+
+/*
+ * A key on column i whose operator is not the column's own type's: the
+ * cross-type members of its family inline, any other operator called.  Out
+ * of line, so that the common case keeps a constant argument kind.
+ */
+static __attribute__((noinline)) int
+btjit_check_crosstype(int i, ScanKey sk, const char *ptr)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+
+	for (int p = 1; p < BTJIT_MAX_PROCS; p++)
+	{
+		int			r;
+
+		if (p >= col->nprocs)
+			break;
+		r = btjit_check_inline(i, p, sk, ptr);
+		if (r != -2)
+			return r;
+	}
+	return btjit_call_operator(sk, fetch_att(ptr, col->attbyval, col->attlen));
+}
+
+/*
+ * Scan key sk tested on column i's value at ptr: 1 passes, 0 fails, -1
+ * declined; in the fast instance (general false) also -2, for a key whose
+ * operator is not inline-compared: the general instance then takes the
+ * tuple, so that the fast one calls nothing and needs no frame to speak
+ * of.
+ */
+static inline __attribute__((always_inline)) int
+btjit_check_column(int i, ScanKey sk, const char *ptr, bool general)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+	int			r;
+
+	if (col->kind != BTJIT_KIND_CALL)
+	{
+		r = btjit_check_inline(i, 0, sk, ptr);
+		if (likely(r != -2))
+			return r;
+		if (!general)
+			return -2;
+		if (col->nprocs > 1)
+			return btjit_check_crosstype(i, sk, ptr);
+	}
+	else if (!general)
+		return -2;
+	return btjit_call_operator(sk, fetch_att(ptr, col->attbyval, col->attlen));
+}
+
+/*
+ * Whether key sk fails, and if so what _bt_checkkeys sets continuescan to:
+ * false when the key is required in the scan's direction.
+ */
+static inline __attribute__((always_inline)) bool
+btjit_key_continues(ScanKey sk, ScanDirection dir)
+{
+	return !(((sk->sk_flags & SK_BT_REQFWD) && ScanDirectionIsForward(dir)) ||
+			 ((sk->sk_flags & SK_BT_REQBKWD) && ScanDirectionIsBackward(dir)));
+}
+
+/*
+ * What _bt_checkkeys returns (1 or 0) with *continuescan set as it sets
+ * it, or -1 to decline with *continuescan untouched.
+ *
+ * The keys are walked column by column, the tuple's attributes found as
+ * index_getattr finds them (fixed offsets up to the first variable-length
+ * column): the loop over the columns unrolls, so each column's tests are
+ * specialised to its kind.  That takes the keys in _bt_checkkeys' order
+ * because _bt_preprocess_keys leaves them ordered by attribute; keys out
+ * of that order (none the server makes) are declined.
+ */
+static inline __attribute__((always_inline)) int
+btjit_checkkeys(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
+				ScanDirection dir, bool *continuescan, bool general)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	ScanKey		sk = so->keyData;
+	ScanKey		end = sk + so->numberOfKeys;
+	const char *data;
+	uint32		off = 0;
+
+	if (tuple->t_info & INDEX_NULL_MASK)
+		return -1;
+	data = (const char *) tuple + MAXALIGN(sizeof(IndexTupleData));
+
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+	{
+		const BtjitColumnShape *col = &SHAPE.cols[i];
+		const char *ptr;
+
+		if (i >= SHAPE.nkeys || sk >= end)
+			break;
+		if (sk->sk_attno != i + 1)
+		{
+			/* no key on this column */
+			if (i + 1 < SHAPE.nkeys && i + 1 < tupnatts)
+			{
+				off = btjit_att_start(col, data, off);
+				off = btjit_att_end(col, data + off, off);
+			}
+			continue;
+		}
+		/* a truncated attribute of a high key passes its keys */
+		if (i >= tupnatts)
+		{
+			while (sk < end && sk->sk_attno == i + 1)
+				sk++;
+			continue;
+		}
+		off = btjit_att_start(col, data, off);
+		ptr = data + off;
+		do
+		{
+			int			r;
+
+			if (sk->sk_flags & (SK_ROW_HEADER | SK_ISNULL))
+				return -1;
+			r = btjit_check_column(i, sk, ptr, general);
+			if (r < 0)
+				return r;
+			if (r == 0)
+			{
+				*continuescan = btjit_key_continues(sk, dir);
+				return 0;
+			}
+			sk++;
+		} while (sk < end && sk->sk_attno == i + 1);
+		if (i + 1 < SHAPE.nkeys)
+			off = btjit_att_end(col, ptr, off);
+	}
+	/* a key left over is out of order, or beyond the key columns */
+	if (sk < end)
+		return -1;
+	*continuescan = true;
+	return 1;
+}
+
+/* The fast instance: it calls nothing. */
+static inline __attribute__((always_inline)) int
+btjit_checkkeys_fast(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
+					 ScanDirection dir, bool *continuescan)
+{
+	return btjit_checkkeys(scan, tuple, tupnatts, dir, continuescan, false);
+}
+
+/*
+ * What the fast instance left: the general instance for a key it does not
+ * compare inline (result -2), and the server for a declined tuple.  It
+ * saves every register it uses (preserve_most), so that the entry, whose
+ * fast path calls nothing else, need not save the registers it keeps its
+ * arguments in.
+ */
+static __attribute__((noinline)) bool
+btjit_checkkeys_slow(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
+					 ScanDirection dir, bool *continuescan, uint64 *counters,
+					 int result)
+{
+	if (result == -2)
+		result = btjit_checkkeys(scan, tuple, tupnatts, dir, continuescan,
+								 true);
+	if (result >= 0)
+	{
+		counters[0]++;
+		return result != 0;
+	}
+	return btjit_check_declined(scan, tuple, tupnatts, (int) dir,
+								continuescan, counters);
+}
+
+#endif							/* PG_VERSION_NUM < 160000 */
+
+/*
+ * Fused entry for the redirected _bt_checkkeys (BtjitCheckEntryFn): counts
+ * in counters[0], hands declined calls to btjit_check_declined.
+ */
+bool
+btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
+				  bool *continuescan, uint64 *counters)
+{
+#if PG_VERSION_NUM < 160000
+	int			result = btjit_checkkeys_fast((IndexScanDesc) scan,
+											  (IndexTuple) tuple, tupnatts,
+											  (ScanDirection) dir,
+											  continuescan);
+
+	if (likely(result >= 0))
+	{
+		counters[0]++;
+		return result != 0;
+	}
+	return btjit_checkkeys_slow((IndexScanDesc) scan, (IndexTuple) tuple,
+								tupnatts, (ScanDirection) dir, continuescan,
+								counters, result);
+#else
+	return btjit_check_declined(scan, tuple, tupnatts, dir, continuescan,
+								counters);
+#endif
 }

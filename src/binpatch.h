@@ -44,6 +44,8 @@ typedef struct BtjitLocation
 	size_t		compare_size;	/* its length, from its FDE */
 	uintptr_t	binsrch_insert; /* exported _bt_binsrch_insert, or 0 */
 	size_t		binsrch_insert_size;	/* its length, from its FDE */
+	uintptr_t	checkkeys;		/* exported _bt_checkkeys, or 0 */
+	size_t		checkkeys_size; /* its length, from its FDE */
 	char		binary_path[256];	/* what /proc/self/exe pointed to */
 	char		build_id[64];	/* GNU build-id, hex, or "" if none */
 	char		evidence[1024]; /* human-readable summary of the proof */

@@ -283,6 +283,13 @@ btjit_redirect_exported(const char *name, uintptr_t addr, size_t size,
 }
 #endif
 
+/* How the start-up line says that the scan-key checks are the server's. */
+#if PG_VERSION_NUM < 160000
+#define BTJIT_CHECKKEYS_NOT_REDIRECTED "; _bt_checkkeys not redirected"
+#else
+#define BTJIT_CHECKKEYS_NOT_REDIRECTED "; _bt_checkkeys is the server's (compiled for PostgreSQL 15 only)"
+#endif
+
 /*
  * Find _bt_binsrch and install the detour.  Runs once, in the postmaster (or
  * a single-user backend) before any page search can happen, so nothing can
@@ -362,13 +369,32 @@ btjit_install_redirect(void)
 								"Insertions search their leaf page with the server's own code.");
 	if (btjit_module.insert_active)
 		btjit_module.stock_insert = (BtjitBinsrchInsertFn) btjit_module.insert_detour.stock;
+
+	/*
+	 * _bt_checkkeys is exported and called from _bt_readpage for every tuple
+	 * a scan reads.  Only PostgreSQL 15's function is reproduced by the
+	 * template: 17 and 18 rewrote it (BTReadPageState, array advancement,
+	 * skip scan), so there the server's own runs.
+	 */
+#if PG_VERSION_NUM < 160000
+	btjit_module.check_active =
+		btjit_redirect_exported("_bt_checkkeys", loc->checkkeys,
+								loc->checkkeys_size,
+								(void *) btjit_dispatch_check,
+								&btjit_module.check_detour,
+								"Scans test their keys with the server's own code.");
+	if (btjit_module.check_active)
+		btjit_module.stock_check = (BtjitCheckkeysFn) btjit_module.check_detour.stock;
+#endif
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
-			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s%s",
+			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s%s%s",
 			 loc->binary_path,
 			 (unsigned long) (loc->binsrch - loc->load_bias),
 			 loc->ncallsites, btjit_module.detour.description,
 			 btjit_module.compare_active ? "; _bt_compare redirected" : "",
-			 btjit_module.insert_active ? "; _bt_binsrch_insert redirected" : "");
+			 btjit_module.insert_active ? "; _bt_binsrch_insert redirected" : "",
+			 btjit_module.check_active ? "; _bt_checkkeys redirected" :
+			 BTJIT_CHECKKEYS_NOT_REDIRECTED);
 	ereport(LOG,
 			(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
 					PG_VERSION, btjit_module.reason),

@@ -98,6 +98,11 @@ typedef int32 (*BtjitCompareFn) (Relation rel, BTScanInsert key, Page page,
 								 OffsetNumber offnum);
 typedef OffsetNumber (*BtjitBinsrchInsertFn) (Relation rel,
 											  BTInsertState insertstate);
+#if PG_VERSION_NUM < 160000
+typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, IndexTuple tuple,
+								  int tupnatts, ScanDirection dir,
+								  bool *continuescan);
+#endif
 
 typedef struct BtjitModuleState
 {
@@ -112,6 +117,11 @@ typedef struct BtjitModuleState
 	bool		insert_active;	/* _bt_binsrch_insert redirected too */
 	BtjitDetour insert_detour;
 	BtjitBinsrchInsertFn stock_insert;	/* the original _bt_binsrch_insert */
+	bool		check_active;	/* _bt_checkkeys redirected too (15 only) */
+	BtjitDetour check_detour;
+#if PG_VERSION_NUM < 160000
+	BtjitCheckkeysFn stock_check;	/* the original _bt_checkkeys */
+#endif
 } BtjitModuleState;
 
 extern BtjitModuleState btjit_module;
@@ -122,6 +132,11 @@ extern int32 btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
 									OffsetNumber offnum);
 extern OffsetNumber btjit_dispatch_insert(Relation rel,
 										  BTInsertState insertstate);
+#if PG_VERSION_NUM < 160000
+extern bool btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple,
+								 int tupnatts, ScanDirection dir,
+								 bool *continuescan);
+#endif
 /* Called by compiled code, found by name: must stay visible. */
 extern __attribute__((visibility("default"))) uint16 btjit_declined(void *rel, void *scankey,
 																	int buf, uint64 *counters);
@@ -130,6 +145,10 @@ extern __attribute__((visibility("default"))) int32 btjit_compare_declined(void 
 																		   uint64 *counters);
 extern __attribute__((visibility("default"))) uint16 btjit_insert_declined(void *rel, void *insertstate,
 																		   uint64 *counters);
+extern __attribute__((visibility("default"))) bool btjit_check_declined(void *scan, void *tuple,
+																	   int tupnatts, int dir,
+																	   bool *continuescan,
+																	   uint64 *counters);
 
 /* Search and compile counts, per backend or cluster-wide. */
 typedef struct BtjitCounters
@@ -152,6 +171,8 @@ typedef struct BtjitIndexStats
 	uint64		verified_compares;
 	uint64		jit_inserts;	/* _bt_binsrch_insert answered by compiled code */
 	uint64		verified_inserts;
+	uint64		jit_checks;		/* _bt_checkkeys answered by compiled code */
+	uint64		verified_checks;
 	uint64		compiles;		/* code compiled or loaded for it */
 	uint64		compile_failures;
 } BtjitIndexStats;
@@ -174,6 +195,7 @@ typedef struct BtjitIndex
 	BtjitEntryFn entry;			/* its fused entry, likewise */
 	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare, likewise */
 	BtjitInsertEntryFn ins_entry;	/* compiled _bt_binsrch_insert, likewise */
+	BtjitCheckEntryFn chk_entry;	/* compiled _bt_checkkeys, likewise */
 	struct BtjitCode *code;		/* compiled shape, when state is JIT */
 	char		reason[192];
 	char		signature[BTJIT_SIGNATURE_LEN];
@@ -185,7 +207,9 @@ typedef struct BtjitIndex
 	uint64		verified_compares;
 	uint64		jit_inserts;	/* counters[0] of the insert entry */
 	uint64		verified_inserts;
-	/* ---- nothing above is read by compiled code but the three counters ---- */
+	uint64		jit_checks;		/* counters[0] of the check entry */
+	uint64		verified_checks;
+	/* ---- nothing above is read by compiled code but the four counters ---- */
 	uint64		compiles;		/* this backend compiled or loaded its code */
 	uint64		compile_failures;
 	double		last_compile_ms;	/* of the code it last received */
@@ -216,6 +240,7 @@ typedef struct BtjitSlot
 	BtjitEntryFn entry;			/* ix->entry, or NULL */
 	BtjitCompareEntryFn cmp_entry;	/* ix->cmp_entry, or NULL */
 	BtjitInsertEntryFn ins_entry;	/* ix->ins_entry, or NULL */
+	BtjitCheckEntryFn chk_entry;	/* ix->chk_entry, or NULL */
 	BtjitIndex *ix;
 } BtjitSlot;
 

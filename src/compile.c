@@ -69,6 +69,7 @@ PG_MODULE_MAGIC;
 #define BTJIT_TEMPLATE_FUSED "btjit_entry"
 #define BTJIT_TEMPLATE_COMPARE "btjit_compare_entry"
 #define BTJIT_TEMPLATE_INSERT "btjit_insert_entry"
+#define BTJIT_TEMPLATE_CHECK "btjit_check_entry"
 #define BTJIT_TEMPLATE_SHAPE "btjit_shape_param"
 #define BTJIT_TEMPLATE_BC_PROC "btjit_bc_proc"	/* + column number */
 #define BTJIT_TEMPLATE_BC_SERVER "btjit_bc_server"
@@ -723,6 +724,9 @@ btjit_specialise_once(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_INSERT);
 	LLVMSetLinkage(entry, LLVMExternalLinkage);
 	LLVMSetValueName2(entry, names->insert, strlen(names->insert));
+	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_CHECK);
+	LLVMSetLinkage(entry, LLVMExternalLinkage);
+	LLVMSetValueName2(entry, names->check, strlen(names->check));
 
 	LLVMSetTarget(mod, LLVMGetTargetMachineTriple(btjit_target_machine));
 
@@ -792,6 +796,7 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 	LLVMOrcJITTargetAddress eaddr = 0;
 	LLVMOrcJITTargetAddress caddr = 0;
 	LLVMOrcJITTargetAddress iaddr = 0;
+	LLVMOrcJITTargetAddress kaddr = 0;
 
 	err = LLVMOrcLLJITAddObjectFile(btjit_lljit,
 									LLVMOrcLLJITGetMainJITDylib(btjit_lljit),
@@ -808,6 +813,8 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 		err = LLVMOrcLLJITLookup(btjit_lljit, &caddr, names->compare);
 	if (err == NULL)
 		err = LLVMOrcLLJITLookup(btjit_lljit, &iaddr, names->insert);
+	if (err == NULL)
+		err = LLVMOrcLLJITLookup(btjit_lljit, &kaddr, names->check);
 	if (err != NULL)
 	{
 		btjit_take_error(err, "compiled function not found", why, whylen);
@@ -817,6 +824,7 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 	code->entry = (BtjitEntryFn) (uintptr_t) eaddr;
 	code->cmp_entry = (BtjitCompareEntryFn) (uintptr_t) caddr;
 	code->ins_entry = (BtjitInsertEntryFn) (uintptr_t) iaddr;
+	code->chk_entry = (BtjitCheckEntryFn) (uintptr_t) kaddr;
 	return true;
 }
 
@@ -939,6 +947,8 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	strlcpy(names.search, "btjit_search_explained", sizeof(names.search));
 	strlcpy(names.entry, "btjit_entry_explained", sizeof(names.entry));
 	strlcpy(names.compare, "btjit_search_explained_cmp", sizeof(names.compare));
+	strlcpy(names.insert, "btjit_search_explained_ins", sizeof(names.insert));
+	strlcpy(names.check, "btjit_search_explained_chk", sizeof(names.check));
 	strlcpy(names.bcinfo, "btjit_search_explained_bc", sizeof(names.bcinfo));
 
 	if (!btjit_guard_is_down(why, sizeof(why)))

@@ -30,6 +30,7 @@ typedef struct BtjitCode
 	BtjitEntryFn entry;			/* fused entry; set with fn */
 	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare; set with fn */
 	BtjitInsertEntryFn ins_entry;	/* compiled _bt_binsrch_insert; likewise */
+	BtjitCheckEntryFn chk_entry;	/* compiled _bt_checkkeys; likewise */
 	double		compile_ms;		/* to compile, or to load from the cache */
 	bool		from_object_cache;	/* loaded, not compiled, here */
 	char		failure[256];	/* why compilation failed */
@@ -98,6 +99,7 @@ typedef struct BtjitObjectNames
 	char		entry[48];		/* BtjitEntryFn */
 	char		compare[48];	/* BtjitCompareEntryFn */
 	char		insert[48];		/* BtjitInsertEntryFn */
+	char		check[48];		/* BtjitCheckEntryFn */
 	char		bcinfo[48];		/* BtjitBcInfoFn */
 } BtjitObjectNames;
 

@@ -285,3 +285,95 @@ btjit_insert_declined(void *rel, void *insertstate, uint64 *counters)
 	return btjit_module.stock_insert((Relation) rel,
 									 (BTInsertState) insertstate);
 }
+
+#if PG_VERSION_NUM < 160000
+/*
+ * The redirected _bt_checkkeys (PostgreSQL 15): the compiled scan-key
+ * checks of an index that has them, else the original.  Called once per
+ * tuple a scan reads, so an index without compiled code costs one slot
+ * test, as for the compare.
+ */
+static pg_noinline bool btjit_verify_check(IndexScanDesc scan,
+										   IndexTuple tuple, int tupnatts,
+										   ScanDirection dir,
+										   bool *continuescan,
+										   BtjitIndex *ix);
+
+bool
+btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
+					 ScanDirection dir, bool *continuescan)
+{
+	Relation	rel = scan->indexRelation;
+	BtjitSlot  *slot;
+
+	if (unlikely(!btjit_enabled) || !btjit_code_present)
+		return btjit_module.stock_check(scan, tuple, tupnatts, dir,
+										continuescan);
+
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->chk_entry != NULL))
+	{
+		if (likely(btjit_fast_ok))
+			return slot->chk_entry(scan, tuple, tupnatts, (int) dir,
+								   continuescan, &slot->ix->jit_checks);
+		return btjit_verify_check(scan, tuple, tupnatts, dir, continuescan,
+								  slot->ix);
+	}
+	return btjit_module.stock_check(scan, tuple, tupnatts, dir, continuescan);
+}
+
+/* verify mode: both, and the result and continuescan must agree */
+static pg_noinline bool
+btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
+				   ScanDirection dir, bool *continuescan, BtjitIndex *ix)
+{
+	bool		jit_continue = true;
+	bool		result = ix->chk_entry(scan, tuple, tupnatts, (int) dir,
+									   &jit_continue, &ix->jit_checks);
+	bool		stock_result = btjit_module.stock_check(scan, tuple, tupnatts,
+														dir, continuescan);
+
+	ix->verified_checks++;
+	if (unlikely(result != stock_result || jit_continue != *continuescan))
+	{
+		BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("btree_jit: compiled scan-key check in index \"%s\" differs from the server's own",
+						RelationGetRelationName(scan->indexRelation)),
+				 errdetail("_bt_checkkeys returned %s with continuescan %s, compiled code returned %s with continuescan %s; %d scan keys, %d tuple attributes, %s scan; shape %s.",
+						   stock_result ? "true" : "false",
+						   *continuescan ? "true" : "false",
+						   result ? "true" : "false",
+						   jit_continue ? "true" : "false",
+						   so->numberOfKeys, tupnatts,
+						   ScanDirectionIsBackward(dir) ? "backward" : "forward",
+						   ix->signature),
+				 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));
+	}
+	return stock_result;
+}
+#endif
+
+/*
+ * Called by the compiled scan-key check when it leaves the call to the
+ * server (a tuple with NULLs, a row comparison or NULL test, an operator
+ * returning NULL); it has not written *continuescan.  Never called where
+ * _bt_checkkeys is not redirected.
+ */
+bool
+btjit_check_declined(void *scan, void *tuple, int tupnatts, int dir,
+					 bool *continuescan, uint64 *counters)
+{
+#if PG_VERSION_NUM < 160000
+	return btjit_module.stock_check((IndexScanDesc) scan, (IndexTuple) tuple,
+									tupnatts, (ScanDirection) dir,
+									continuescan);
+#else
+	elog(ERROR, "btree_jit: compiled scan-key check called on PostgreSQL %s",
+		 PG_VERSION);
+	return false;
+#endif
+}

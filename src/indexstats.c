@@ -219,12 +219,15 @@ btjit_index_delta(const BtjitIndex *ix, BtjitIndexStats *delta)
 	delta->verified_compares = ix->verified_compares - ix->flushed.verified_compares;
 	delta->jit_inserts = ix->jit_inserts - ix->flushed.jit_inserts;
 	delta->verified_inserts = ix->verified_inserts - ix->flushed.verified_inserts;
+	delta->jit_checks = ix->jit_checks - ix->flushed.jit_checks;
+	delta->verified_checks = ix->verified_checks - ix->flushed.verified_checks;
 	delta->compiles = ix->compiles - ix->flushed.compiles;
 	delta->compile_failures = ix->compile_failures - ix->flushed.compile_failures;
 	return (delta->jit_searches | delta->stock_searches |
 			delta->declined_searches | delta->verified_searches |
 			delta->jit_compares | delta->verified_compares |
 			delta->jit_inserts | delta->verified_inserts |
+			delta->jit_checks | delta->verified_checks |
 			delta->compiles | delta->compile_failures) != 0 ||
 		ix->stats_state_changed;
 }
@@ -308,6 +311,8 @@ btjit_entry_add(BtjitStatsEntry *entry, const BtjitIndex *ix,
 	entry->counts.verified_compares += delta->verified_compares;
 	entry->counts.jit_inserts += delta->jit_inserts;
 	entry->counts.verified_inserts += delta->verified_inserts;
+	entry->counts.jit_checks += delta->jit_checks;
+	entry->counts.verified_checks += delta->verified_checks;
 	entry->counts.compiles += delta->compiles;
 	entry->counts.compile_failures += delta->compile_failures;
 	entry->usage += (double) (delta->jit_searches + delta->stock_searches);
@@ -388,6 +393,8 @@ btjit_flush_index(BtjitIndex *ix, bool exclusive)
 	ix->flushed.verified_compares = ix->verified_compares;
 	ix->flushed.jit_inserts = ix->jit_inserts;
 	ix->flushed.verified_inserts = ix->verified_inserts;
+	ix->flushed.jit_checks = ix->jit_checks;
+	ix->flushed.verified_checks = ix->verified_checks;
 	ix->flushed.compiles = ix->compiles;
 	ix->flushed.compile_failures = ix->compile_failures;
 	ix->stats_state_changed = false;
@@ -396,7 +403,7 @@ btjit_flush_index(BtjitIndex *ix, bool exclusive)
 	pg_atomic_fetch_add_u64(&btjit_stats->stock_searches, delta.stock_searches);
 	pg_atomic_fetch_add_u64(&btjit_stats->verified_searches,
 							delta.verified_searches + delta.verified_compares +
-							delta.verified_inserts);
+							delta.verified_inserts + delta.verified_checks);
 	return true;
 }
 

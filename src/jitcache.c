@@ -67,6 +67,7 @@ btjit_forget_index(BtjitIndex *ix)
 	ix->entry = NULL;
 	ix->cmp_entry = NULL;
 	ix->ins_entry = NULL;
+	ix->chk_entry = NULL;
 	ix->code = NULL;
 }
 
@@ -172,6 +173,7 @@ btjit_index_open(Relation rel, bool force)
 		slot->entry = ix->entry;
 		slot->cmp_entry = ix->cmp_entry;
 		slot->ins_entry = ix->ins_entry;
+		slot->chk_entry = ix->chk_entry;
 		slot->ix = ix;
 	}
 	return ix;
@@ -248,6 +250,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 	ix->entry = code->entry;
 	ix->cmp_entry = code->cmp_entry;
 	ix->ins_entry = code->ins_entry;
+	ix->chk_entry = code->chk_entry;
 	ix->reason[0] = '\0';
 	if (btjit_log_compiles && code->compile_ms >= 0)
 		ereport(LOG,
@@ -366,6 +369,7 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 			code->entry = NULL;
 			code->cmp_entry = NULL;
 			code->ins_entry = NULL;
+			code->chk_entry = NULL;
 			strlcpy(code->failure, cwhy, sizeof(code->failure));
 			snprintf(why, whylen, "compilation failed: %s", cwhy);
 

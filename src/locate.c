@@ -484,12 +484,32 @@ check_references(LocCtx *cx, Ident *id)
 	return true;
 }
 
+/*
+ * The runtime address and length (from its FDE) of an exported function, or
+ * 0 and 0 when the binary does not export it as a function with an FDE.
+ */
+static void
+exported_extent(LocCtx *cx, const char *name, uintptr_t *addr, size_t *size)
+{
+	const Elf64_Sym *sym = dynsym_lookup(&cx->img, name, NULL);
+	const Fde  *f;
+
+	*addr = 0;
+	*size = 0;
+	if (sym == NULL || ELF64_ST_TYPE(sym->st_info) != STT_FUNC)
+		return;
+	f = fde_starting_at(&cx->img, sym->st_value);
+	if (f == NULL)
+		return;
+	*addr = cx->img.bias + sym->st_value;
+	*size = f->end - f->start;
+}
+
 /* The result, in runtime addresses */
 static void
 fill_location(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 {
 	const Fde  *cmpf;
-	const Elf64_Sym *inss;
 	int			i;
 
 	loc->binsrch = cx->img.bias + id->cand;
@@ -508,20 +528,11 @@ fill_location(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 	loc->compare = cmpf ? cx->img.bias + cx->bt_compare : 0;
 	loc->compare_size = cmpf ? cmpf->end - cmpf->start : 0;
 
-	/* _bt_binsrch_insert likewise, if the binary exports it */
-	loc->binsrch_insert = 0;
-	loc->binsrch_insert_size = 0;
-	inss = dynsym_lookup(&cx->img, "_bt_binsrch_insert", NULL);
-	if (inss != NULL && ELF64_ST_TYPE(inss->st_info) == STT_FUNC)
-	{
-		const Fde  *insf = fde_starting_at(&cx->img, inss->st_value);
-
-		if (insf != NULL)
-		{
-			loc->binsrch_insert = cx->img.bias + inss->st_value;
-			loc->binsrch_insert_size = insf->end - insf->start;
-		}
-	}
+	/* _bt_binsrch_insert and _bt_checkkeys likewise, if exported */
+	exported_extent(cx, "_bt_binsrch_insert", &loc->binsrch_insert,
+					&loc->binsrch_insert_size);
+	exported_extent(cx, "_bt_checkkeys", &loc->checkkeys,
+					&loc->checkkeys_size);
 }
 
 /* The evidence text for the status row: what each step found */

@@ -235,6 +235,7 @@ btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	snprintf(names->entry, sizeof(names->entry), "btjit_entry_%s", names->key);
 	snprintf(names->compare, sizeof(names->compare), "btjit_search_%s_cmp", names->key);
 	snprintf(names->insert, sizeof(names->insert), "btjit_search_%s_ins", names->key);
+	snprintf(names->check, sizeof(names->check), "btjit_search_%s_chk", names->key);
 	snprintf(names->bcinfo, sizeof(names->bcinfo), "btjit_search_%s_bc", names->key);
 }
 
@@ -256,8 +257,8 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	char		why[MAXPGPATH + 128];
 	char	   *data;
 	size_t		len;
-	const char *want[5];
-	void	   *addr[5];
+	const char *want[6];
+	void	   *addr[6];
 	bool		ok;
 
 	btjit_object_path(names, path);
@@ -274,7 +275,8 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	want[1] = names->entry;
 	want[2] = names->compare;
 	want[3] = names->insert;
-	want[4] = names->bcinfo;
+	want[4] = names->check;
+	want[5] = names->bcinfo;
 	ok = btjit_object_link(data, len, want, addr, lengthof(want), why, sizeof(why));
 	pfree(data);
 	if (!ok)
@@ -287,7 +289,8 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	code->entry = (BtjitEntryFn) addr[1];
 	code->cmp_entry = (BtjitCompareEntryFn) addr[2];
 	code->ins_entry = (BtjitInsertEntryFn) addr[3];
-	strlcpy(code->bcinfo, ((BtjitBcInfoFn) addr[4]) (), sizeof(code->bcinfo));
+	code->chk_entry = (BtjitCheckEntryFn) addr[4];
+	strlcpy(code->bcinfo, ((BtjitBcInfoFn) addr[5]) (), sizeof(code->bcinfo));
 	return true;
 }
 

@@ -143,4 +143,13 @@ typedef int32 (*BtjitCompareEntryFn) (void *rel, void *scankey,
 typedef uint16 (*BtjitInsertEntryFn) (void *rel, void *insertstate,
 									  uint64 *counters);
 
+/*
+ * The fused entry for the redirected _bt_checkkeys (PostgreSQL 15's
+ * signature; the direction as an int) plus the index's check counter;
+ * declined calls go to btjit_check_declined.
+ */
+typedef bool (*BtjitCheckEntryFn) (void *scan, void *tuple, int tupnatts,
+								   int dir, bool *continuescan,
+								   uint64 *counters);
+
 #endif							/* BTREE_JIT_SHAPE_H */

@@ -28,10 +28,12 @@ PG_FUNCTION_INFO_V1(btree_jit_status);
 PG_FUNCTION_INFO_V1(btree_jit_status_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_2);
+PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_3);
 PG_FUNCTION_INFO_V1(btree_jit_explain);
 PG_FUNCTION_INFO_V1(btree_jit_compile);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_2);
+PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_3);
 PG_FUNCTION_INFO_V1(btree_jit_indexes_info);
 PG_FUNCTION_INFO_V1(btree_jit_reset);
 
@@ -48,9 +50,11 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 #define BTJIT_STATUS_COLS_1_2	19
 #define BTJIT_INDEX_STATS_COLS	12	/* 1.0 and 1.1 */
 #define BTJIT_INDEX_STATS_COLS_1_2	14	/* + jit_inserts, verified_inserts */
+#define BTJIT_INDEX_STATS_COLS_1_3	16	/* + jit_checks, verified_checks */
 #define BTJIT_COMPILE_COLS		4
 #define BTJIT_INDEX_COUNTERS_COLS	16	/* 1.1 */
 #define BTJIT_INDEX_COUNTERS_COLS_1_2	18	/* + jit_inserts, verified_inserts */
+#define BTJIT_INDEX_COUNTERS_COLS_1_3	20	/* + jit_checks, verified_checks */
 #define BTJIT_INDEXES_INFO_COLS	4
 
 /*
@@ -193,8 +197,8 @@ static void
 btjit_stats_row(BtjitIndex *ix, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
-	Datum		values[BTJIT_INDEX_STATS_COLS_1_2];
-	bool		nulls[BTJIT_INDEX_STATS_COLS_1_2];
+	Datum		values[BTJIT_INDEX_STATS_COLS_1_3];
+	bool		nulls[BTJIT_INDEX_STATS_COLS_1_3];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -226,11 +230,17 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 	values[i++] = Int64GetDatum((int64) ix->jit_compares);
 	values[i++] = Int64GetDatum((int64) ix->verified_compares);
 	Assert(i == BTJIT_INDEX_STATS_COLS);
-	if (rsinfo->setDesc->natts == BTJIT_INDEX_STATS_COLS_1_2)
+	if (rsinfo->setDesc->natts >= BTJIT_INDEX_STATS_COLS_1_2)
 	{
 		values[i++] = Int64GetDatum((int64) ix->jit_inserts);
 		values[i++] = Int64GetDatum((int64) ix->verified_inserts);
 		Assert(i == BTJIT_INDEX_STATS_COLS_1_2);
+	}
+	if (rsinfo->setDesc->natts >= BTJIT_INDEX_STATS_COLS_1_3)
+	{
+		values[i++] = Int64GetDatum((int64) ix->jit_checks);
+		values[i++] = Int64GetDatum((int64) ix->verified_checks);
+		Assert(i == BTJIT_INDEX_STATS_COLS_1_3);
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -261,6 +271,12 @@ Datum
 btree_jit_index_stats_1_2(PG_FUNCTION_ARGS)
 {
 	return btjit_index_stats_internal(fcinfo, BTJIT_INDEX_STATS_COLS_1_2);
+}
+
+Datum
+btree_jit_index_stats_1_3(PG_FUNCTION_ARGS)
+{
+	return btjit_index_stats_internal(fcinfo, BTJIT_INDEX_STATS_COLS_1_3);
 }
 
 /*
@@ -375,8 +391,8 @@ static void
 btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
-	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_2];
-	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_2];
+	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_3];
+	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_3];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -413,11 +429,17 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 		nulls[i++] = true;
 	}
 	Assert(i == BTJIT_INDEX_COUNTERS_COLS);
-	if (rsinfo->setDesc->natts == BTJIT_INDEX_COUNTERS_COLS_1_2)
+	if (rsinfo->setDesc->natts >= BTJIT_INDEX_COUNTERS_COLS_1_2)
 	{
 		values[i++] = Int64GetDatum((int64) row->counts.jit_inserts);
 		values[i++] = Int64GetDatum((int64) row->counts.verified_inserts);
 		Assert(i == BTJIT_INDEX_COUNTERS_COLS_1_2);
+	}
+	if (rsinfo->setDesc->natts >= BTJIT_INDEX_COUNTERS_COLS_1_3)
+	{
+		values[i++] = Int64GetDatum((int64) row->counts.jit_checks);
+		values[i++] = Int64GetDatum((int64) row->counts.verified_checks);
+		Assert(i == BTJIT_INDEX_COUNTERS_COLS_1_3);
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -449,6 +471,12 @@ Datum
 btree_jit_index_counters_1_2(PG_FUNCTION_ARGS)
 {
 	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS_1_2);
+}
+
+Datum
+btree_jit_index_counters_1_3(PG_FUNCTION_ARGS)
+{
+	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS_1_3);
 }
 
 /* btree_jit_indexes_info(): the shared table's bound, size and evictions. */

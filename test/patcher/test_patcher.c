@@ -1003,6 +1003,8 @@ typedef struct KnownBuild
 								 * _bt_binsrch detour has written its page */
 	uint64_t	insert;			/* exported _bt_binsrch_insert */
 	size_t		insert_patch[2];
+	uint64_t	checkkeys;		/* exported _bt_checkkeys */
+	size_t		checkkeys_patch[2];
 	const Mutation *mutations;
 	int			nmutations;
 } KnownBuild;
@@ -1099,17 +1101,17 @@ static const Mutation mutations_18_6[] = {
 static const KnownBuild known_builds[] = {
 	{"15.18-0+deb12u1", "44c007cfee140e4c25e8a434008096828e70a92c",
 		0x1b7cd0, 0x105, {0x1b8032, 0x1b902d}, 0x1b7970, 0x35f, {0, 6}, {0, 7}, 1,
-		0x1b81e0, {0, 6},
+		0x1b81e0, {0, 6}, 0x1bd840, {0, 6},
 	mutations_15_18, LENGTHOF(mutations_15_18)},
 	{"15.20-0+deb12u1", "a6ade789dddc8ae8e6d07de24f7f2c32d0f38b1d",
-		0x1bc190, 0x105, {0, 0}, 0, 0, {0, 0}, {0, 0}, 0, 0, {0, 0}, NULL, 0},
+		0x1bc190, 0x105, {0, 0}, 0, 0, {0, 0}, {0, 0}, 0, 0, {0, 0}, 0, {0, 0}, NULL, 0},
 	{"17.12-0+deb13u1", "f7eaccb57ea91e4f0e07a11e45c65a199f347ace",
 		0x1d8140, 0x11e, {0x1d8462, 0x1d9606}, 0x1d7dc0, 0x379, {0, 6}, {4, 7}, 2,
-		0x1d85a0, {4, 6},
+		0x1d85a0, {4, 6}, 0x1e0240, {4, 5},
 	mutations_17_12, LENGTHOF(mutations_17_12)},
 	{"18.6-3", "ad42a79eac3bca7a8c2cd9449bb9a7763c04b37b",
 		0x1ead20, 0x145, {0x1eb074, 0x1ebed6}, 0x1ea960, 0x3ba, {0, 8}, {4, 7}, 1,
-		0x1eb1c0, {4, 8},
+		0x1eb1c0, {4, 8}, 0x1f1990, {4, 5},
 	mutations_18_6, LENGTHOF(mutations_18_6)},
 };
 
@@ -1205,44 +1207,49 @@ check_detour_shape(const char *label, const char *fname, const BtjitDetour *d,
 }
 
 /*
- * The detour on the real _bt_binsrch_insert, with _bt_binsrch's in place
- * (installed and removed, never run).
+ * The detour on a real exported function the module redirects by its
+ * symbol (_bt_binsrch_insert, _bt_checkkeys), with _bt_binsrch's in place
+ * (installed and removed, never run): found with its extent at the known
+ * address, patched where and as much as expected, and restored.
  */
 static void
-real_insert_detour_test(const char *label, const Mapped *m,
-						const BtjitLocation *loc, const KnownBuild *kb)
+real_exported_detour_test(const char *label, const Mapped *m,
+						  const KnownBuild *kb, const char *fname,
+						  uintptr_t addr, size_t size, uint64_t known_addr,
+						  const size_t *known_patch)
 {
 	BtjitDetour di;
 	unsigned char before[32];
 	char		why[1024];
 	bool		ok;
 
-	if (!check(loc->binsrch_insert != 0 && loc->binsrch_insert_size > 16,
-			   "%s: exported _bt_binsrch_insert with its extent: +%#lx, %#zx bytes", label,
-			   (unsigned long) (loc->binsrch_insert - m->base), loc->binsrch_insert_size))
+	if (!check(addr != 0 && size > 16,
+			   "%s: exported %s with its extent: +%#lx, %#zx bytes", label,
+			   fname, (unsigned long) (addr - m->base), size))
 		return;
-	if (kb && kb->insert != 0)
-		check(loc->binsrch_insert - m->base == kb->insert,
-			  "%s: _bt_binsrch_insert at +%#lx (expected +%#lx)", kb->name,
-			  (unsigned long) (loc->binsrch_insert - m->base),
-			  (unsigned long) kb->insert);
-	memcpy(before, (void *) loc->binsrch_insert, sizeof(before));
-	ok = btjit_detour_install((void *) loc->binsrch_insert,
-							  loc->binsrch_insert_size,
+	if (kb && known_addr != 0)
+		check(addr - m->base == known_addr,
+			  "%s: %s at +%#lx (expected +%#lx)", kb->name, fname,
+			  (unsigned long) (addr - m->base), (unsigned long) known_addr);
+	memcpy(before, (void *) addr, sizeof(before));
+	ok = btjit_detour_install((void *) addr, size,
 							  (void *) dummy_replacement, &di, why, sizeof(why));
-	if (!check(ok, "%s: detour on the real _bt_binsrch_insert, _bt_binsrch's kept: %s",
-			   label, ok ? di.description : why))
+	if (!check(ok, "%s: detour on the real %s, _bt_binsrch's kept: %s",
+			   label, fname, ok ? di.description : why))
 		return;
-	check_detour_shape(label, "_bt_binsrch_insert", &di, loc->binsrch_insert, before);
-	if (kb && kb->insert_patch[1] != 0)
-		check(di.patch_offset == kb->insert_patch[0] &&
-			  di.displaced_len == kb->insert_patch[1],
-			  "%s: _bt_binsrch_insert patched at +%zu, %zu bytes displaced (expected +%zu, %zu)",
-			  kb->name, di.patch_offset, di.displaced_len,
-			  kb->insert_patch[0], kb->insert_patch[1]);
+	check_detour_shape(label, fname, &di, addr, before);
+	if (kb && known_patch[1] != 0)
+		check(di.patch_offset == known_patch[0] &&
+			  di.displaced_len == known_patch[1],
+			  "%s: %s patched at +%zu, %zu bytes displaced (expected +%zu, %zu)",
+			  kb->name, fname, di.patch_offset, di.displaced_len,
+			  known_patch[0], known_patch[1]);
+	else
+		printf("# %s: %s patched at +%zu, %zu bytes displaced\n", label, fname,
+			   di.patch_offset, di.displaced_len);
 	ok = btjit_detour_remove(&di, why, sizeof(why));
-	check(ok && memcmp(before, (void *) loc->binsrch_insert, sizeof(before)) == 0,
-		  "%s: _bt_binsrch_insert detour removed, bytes restored", label);
+	check(ok && memcmp(before, (void *) addr, sizeof(before)) == 0,
+		  "%s: %s detour removed, bytes restored", label, fname);
 }
 
 /*
@@ -1303,7 +1310,14 @@ real_detour_tests(const char *label, const Mapped *m, const BtjitLocation *loc,
 				  "%s: _bt_compare detour removed, bytes restored", label);
 		}
 	}
-	real_insert_detour_test(label, m, loc, kb);
+	real_exported_detour_test(label, m, kb, "_bt_binsrch_insert",
+							  loc->binsrch_insert, loc->binsrch_insert_size,
+							  kb ? kb->insert : 0,
+							  kb ? kb->insert_patch : (const size_t[2]) {0, 0});
+	real_exported_detour_test(label, m, kb, "_bt_checkkeys",
+							  loc->checkkeys, loc->checkkeys_size,
+							  kb ? kb->checkkeys : 0,
+							  kb ? kb->checkkeys_patch : (const size_t[2]) {0, 0});
 	ok = btjit_detour_remove(&d, why, sizeof(why));
 	check(ok && memcmp(before, (void *) loc->binsrch, sizeof(before)) == 0,
 		  "%s: _bt_binsrch detour removed, bytes restored", label);

@@ -1,7 +1,8 @@
 --
--- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics) and
+-- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics),
 -- 1.2 (the compile worker's columns in btree_jit_status(), the insertion
--- search's counts in the per-index functions and the view), each version's
+-- search's counts in the per-index functions and the view) and 1.3 (the
+-- scan-key checks' counts in the same places), each version's
 -- functions work with this module, and the updated extension has exactly
 -- the objects of a fresh install.
 --
@@ -30,11 +31,24 @@ SELECT active, compiles >= 0 AS has_compiles FROM btree_jit_status();
 SELECT count(*) >= 0 AS stats_1_1 FROM btree_jit_index_stats();
 SELECT count(*) >= 0 AS view_1_1 FROM btree_jit_indexes;
 
-ALTER EXTENSION btree_jit UPDATE;
+ALTER EXTENSION btree_jit UPDATE TO '1.2';
 SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
 SELECT active, worker_pid IS NOT NULL AS worker_running,
        queue_length >= 0 AS has_queue, worker_failures
   FROM btree_jit_status();
+-- 1.2's 14-column btree_jit_index_stats() and 18-column
+-- btree_jit_index_counters() work with the module of 1.3
+SELECT count(*) >= 0 AS stats_1_2, bool_and(jit_inserts >= 0) IS NOT FALSE AS inserts_1_2
+  FROM btree_jit_index_stats();
+SELECT count(*) >= 0 AS view_1_2 FROM btree_jit_indexes;
+
+ALTER EXTENSION btree_jit UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+-- 1.3 adds the scan-key checks
+SELECT count(*) >= 0 AS stats_1_3, bool_and(jit_checks >= 0 AND verified_checks >= 0) IS NOT FALSE AS checks_1_3
+  FROM btree_jit_index_stats();
+SELECT count(*) >= 0 AS view_1_3, bool_and(jit_checks >= 0) IS NOT FALSE AS view_checks_1_3
+  FROM btree_jit_indexes;
 
 INSERT INTO objects_updated
   SELECT pg_describe_object(classid, objid, 0)

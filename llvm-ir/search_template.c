@@ -1388,6 +1388,11 @@ btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 	return true;
 }
 
+static __attribute__((noinline)) int32 btjit_compare_one_general(void *scankey,
+																 const char *page,
+																 uint32 offnum,
+																 bool *declined);
+
 /*
  * _bt_compare(rel, scankey, page, offnum) with its exact value; *declined
  * set when the scankey is outside the shape or a called proc returned
@@ -1395,7 +1400,7 @@ btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
  */
 static inline __attribute__((always_inline)) int32
 btjit_compare_one(void *scankey, const char *page, uint32 offnum,
-				  bool *declined)
+				  bool *declined, bool general)
 {
 	BTScanInsert key = (BTScanInsert) scankey;
 	BTPageOpaque opaque = BTPageGetOpaque((Page) page);
@@ -1410,8 +1415,9 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 	uint32		off = 0;
 
 	*declined = true;
-	if (!btjit_decode_key(key, &k, true, &needgeneral))
-		return 0;
+	if (!btjit_decode_key(key, &k, general, &needgeneral))
+		return needgeneral ? btjit_compare_one_general(scankey, page, offnum,
+												   declined) : 0;
 
 	/* On internal pages the first data item is minus infinity. */
 	if (!P_ISLEAF(opaque) && offnum == P_FIRSTDATAKEY(opaque))
@@ -1460,6 +1466,18 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 }
 
 /*
+ * The instance for scankeys with NULLs or columns whose proc is called;
+ * the fast one (general false) hands those here before it has done
+ * anything, so that its own decoded key has no such cases to test.
+ */
+static __attribute__((noinline)) int32
+btjit_compare_one_general(void *scankey, const char *page, uint32 offnum,
+					  bool *declined)
+{
+	return btjit_compare_one(scankey, page, offnum, declined, true);
+}
+
+/*
  * Fused entry for the redirected _bt_compare: counts in counters[0], hands
  * declined calls to btjit_compare_declined.
  */
@@ -1468,7 +1486,8 @@ btjit_compare_entry(void *rel, void *scankey, const char *page, uint32 offnum,
 					uint64 *counters)
 {
 	bool		declined;
-	int32		result = btjit_compare_one(scankey, page, offnum, &declined);
+	int32		result = btjit_compare_one(scankey, page, offnum, &declined,
+										   false);
 
 	if (likely(!declined))
 	{

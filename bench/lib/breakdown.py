@@ -11,20 +11,22 @@ statement, and its N).  For each statement and arm, per unit:
 
 grouped into what the module replaces or adds, and the largest of the rest:
 
-    page search, server   _bt_binsrch's body, _bt_compare, the btree
-                          comparison procedures it calls (bt*cmp, *_cmp)
-    page search, module   btjit_* and the compiled code (no symbols)
-    FunctionCall2Coll     fmgr trampoline of _bt_compare *and* of
-                          _bt_checkkeys (scan-key tests), shown apart
+    search+checks, server _bt_binsrch's body, _bt_compare, the btree
+                          comparison procedures it calls (bt*cmp, *_cmp),
+                          and _bt_checkkeys with the operators it calls
+                          (int4eq, ...), which the module compiles on 15
+    search+checks, module btjit_* and the compiled code (no symbols)
+    FunctionCall2Coll     fmgr trampoline of _bt_compare and of
+                          _bt_checkkeys, shown apart
     everything else       by function, largest first
 
 With `bench/run --simulate --keep-profiles`, also callgrind's simulated
 cache misses and branch mispredictions per unit (a model of a generic CPU,
 not this one's counters).
 
-"limit" is off / (off - server page search - FunctionCall2Coll's share in
-the page search): the ratio the workload would reach if the page search
-cost nothing at all.  The server is stripped: its static functions appear
+"limit" is off / (off - server search+checks - FunctionCall2Coll's share
+in them): the ratio the workload would reach if the code the module
+replaces cost nothing at all.  The server is stripped: its static functions appear
 as addresses (e.g. _bt_binsrch at 0x1b7cd0 on 15.18).
 """
 import json
@@ -33,7 +35,7 @@ import re
 import subprocess
 import sys
 
-SERVER_SEARCH = re.compile(r"^(_bt_compare|bt(int2|int4|int8|int24|int42|int28|int82|int48|int84|oid|bool|char)cmp|"
+SERVER_SEARCH = re.compile(r"^(_bt_compare|_bt_checkkeys|bt(int2|int4|int8|int24|int42|int28|int82|int48|int84|oid|bool|char)cmp|"
                            r"(date|time|timestamp|timestamptz)_cmp|timestamp_cmp_internal)('\d+)?$")
 MODULE = re.compile(r"^btjit_")
 # The B-tree comparison procedures a page search calls through fmgr (with
@@ -44,7 +46,12 @@ SEARCH_PROCS = re.compile(r"^(bt(int2|int4|int8|int24|int42|int28|int82|int48|in
                           r"bpcharcmp|byteacmp|uuid_cmp|numeric_cmp|interval_cmp|network_cmp|enum_cmp|cash_cmp|"
                           r"(date|time|timetz|timestamp|timestamptz)_cmp|"
                           r"(date_cmp_timestamp|date_cmp_timestamptz|timestamp_cmp_date|timestamptz_cmp_date|"
-                          r"timestamp_cmp_timestamptz|timestamptz_cmp_timestamp))('\d+)?$")
+                          r"timestamp_cmp_timestamptz|timestamptz_cmp_timestamp)|"
+                          # the operators _bt_checkkeys calls (compiled on 15)
+                          r"(int2|int4|int8|int24|int42|int28|int82|int48|int84|oid|bool|char|"
+                          r"float4|float8|float48|float84|bytea)(eq|lt|le|gt|ge)|"
+                          r"text_(lt|le|gt|ge)|texteq|(date|time|timestamp|timestamptz|uuid|numeric)_(eq|lt|le|gt|ge))"
+                          r"('\d+)?$")
 TOTAL = ("PROGRAM TOTALS", "")
 
 
@@ -110,15 +117,15 @@ def category(fn, obj, binsrch):
         if binsrch and re.match(r"^0x[0-9a-f]+$", name):
             a = int(name, 16)
             if binsrch[0] <= a < binsrch[1]:
-                return "page search, server"
+                return "search+checks, server"
         if SERVER_SEARCH.match(name):
-            return "page search, server"
+            return "search+checks, server"
         if name == "FunctionCall2Coll":
             return "FunctionCall2Coll"
     if MODULE.match(name) or obj.startswith("btree_jit"):
-        return "page search, module"
+        return "search+checks, module"
     if obj in ("", "???") or name.startswith("0x") and not obj.startswith(("postgres", "lib", "ld-")):
-        return "page search, module"    # the compiled code: anonymous memory
+        return "search+checks, module"    # the compiled code: anonymous memory
     return None
 
 
@@ -160,7 +167,7 @@ def part_search_costs(path, binsrch, inclusive=True):
         elif obj.startswith("postgres") and (SEARCH_PROCS.match(fn) or name == "timestamp_cmp_internal"):
             continue            # counted inclusive below
         elif (obj.startswith("postgres") and name == "_bt_compare") or \
-                category(fn, obj, binsrch) in ("page search, server", "page search, module"):
+                category(fn, obj, binsrch) in ("search+checks, server", "search+checks, module"):
             search += v
     if inclusive:
         search += sum(annotate_inclusive(path).values())
@@ -168,7 +175,8 @@ def part_search_costs(path, binsrch, inclusive=True):
 
 
 def ceiling(off_total, off_search, off_fc2c, on_fc2c):
-    """The ratio off/on if the page search cost nothing (per unit figures)."""
+    """The ratio off/on if the page search and scan-key checks cost nothing
+    (per unit figures)."""
     removable = off_search + max(off_fc2c - on_fc2c, 0)
     if off_total - removable <= 0:
         return None
@@ -215,7 +223,7 @@ def main(argv):
                     rest[a]["%s [%s]" % (fn, obj)] = v
         total = {a: arms[a][TOTAL] for a in cols}
         print("  %-58s" % "" + "".join("%12s" % a for a in cols))
-        for c in ("page search, server", "page search, module", "FunctionCall2Coll"):
+        for c in ("search+checks, server", "search+checks, module", "FunctionCall2Coll"):
             print("  %-58s" % c + "".join("%12.0f" % groups[a].get(c, 0) for a in cols))
         ref = "off" if "off" in cols else cols[0]
         top = sorted(rest[ref].items(), key=lambda kv: -kv[1])[:12]
@@ -230,13 +238,13 @@ def main(argv):
                 print("  %-58s" % ("simulated: %s (%s)" % (what, ev))[:58] +
                       "".join("%12.1f" % sims[a][ev] for a in cols))
         if "off" in cols and "on" in cols:
-            search_off = groups["off"].get("page search, server", 0) + groups["off"].get("page search, module", 0)
+            search_off = groups["off"].get("search+checks, server", 0) + groups["off"].get("search+checks, module", 0)
             fc_delta = groups["off"].get("FunctionCall2Coll", 0) - groups["on"].get("FunctionCall2Coll", 0)
             removable = search_off + max(fc_delta, 0)
             print("  off/on %.3fx; page search (server + dispatcher + its FunctionCall2Coll) is %.0f of %.0f "
                   "(%.0f%%) with the JIT off, %.0f with it on; limit if it cost nothing: %.3fx"
                   % (total["off"] / total["on"], removable, total["off"], 100.0 * removable / total["off"],
-                     groups["on"].get("page search, server", 0) + groups["on"].get("page search, module", 0),
+                     groups["on"].get("search+checks, server", 0) + groups["on"].get("search+checks, module", 0),
                      total["off"] / (total["off"] - removable)))
     return 0
 

@@ -161,7 +161,17 @@ btjit_phase_report(const char *key)
 /*
  * BTJIT_PASSES (compiler.h) is O2 rather than O3: on the page-search
  * template it produces the same hot loops, and compiles about a third
- * faster.
+ * faster.  It starts with one function pass of sparse conditional constant
+ * propagation and CFG simplification: clang's -O2 has already unrolled the
+ * template for every column kind the shape might have (about 150,000
+ * instructions), and once btjit_shape_param has its initializer this pass
+ * folds every test on the shape and drops the dead paths (to about 25,000),
+ * so that the O2 pipeline works on what the shape keeps.  Without it, O2's
+ * own early passes (SimplifyCFG, EarlyCSE, then IPSCCP) walked the whole
+ * template: the pipeline took twice as long (measured on 18, int4 x 3:
+ * 310 against 160 CPU ms) for the same machine code (compared instruction
+ * for instruction on int4 x 3, int8/int2/int4 and interval shapes; on a
+ * text shape two blocks of one function are laid out in another order).
  */
 
 /*

@@ -1058,6 +1058,7 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	strlcpy(names.search, "btjit_search_explained", sizeof(names.search));
 	strlcpy(names.entry, "btjit_entry_explained", sizeof(names.entry));
 	strlcpy(names.compare, "btjit_search_explained_cmp", sizeof(names.compare));
+	strlcpy(names.insert, "btjit_search_explained_ins", sizeof(names.insert));
 	strlcpy(names.bcinfo, "btjit_search_explained_bc", sizeof(names.bcinfo));
 
 	if (!btjit_guard_is_down(why, sizeof(why)))

@@ -108,7 +108,7 @@ typedef struct BtjitObjectNames
  * the optimisation pipeline, and LLVM's JIT code model, which makes every
  * symbol reference an absolute 64-bit one (what objload.c expects).
  */
-#define BTJIT_PASSES "default<O2>"
+#define BTJIT_PASSES "function(sccp,simplifycfg),default<O2>"
 #define BTJIT_CODEGEN_ID "btree_jit 1.1 " BTJIT_PASSES " jit-code-model bcimport"
 
 /*

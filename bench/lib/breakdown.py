@@ -241,7 +241,7 @@ def main(argv):
             search_off = groups["off"].get("search+checks, server", 0) + groups["off"].get("search+checks, module", 0)
             fc_delta = groups["off"].get("FunctionCall2Coll", 0) - groups["on"].get("FunctionCall2Coll", 0)
             removable = search_off + max(fc_delta, 0)
-            print("  off/on %.3fx; page search (server + dispatcher + its FunctionCall2Coll) is %.0f of %.0f "
+            print("  off/on %.3fx; search+checks (server + dispatcher + their FunctionCall2Coll) is %.0f of %.0f "
                   "(%.0f%%) with the JIT off, %.0f with it on; limit if it cost nothing: %.3fx"
                   % (total["off"] / total["on"], removable, total["off"], 100.0 * removable / total["off"],
                      groups["on"].get("search+checks, server", 0) + groups["on"].get("search+checks, module", 0),

@@ -478,17 +478,17 @@ btjit_att_end(const BtjitColumnShape *col, const char *ptr, uint32 off)
 }
 
 /*
- * fn called as FunctionCall2Coll would call scankey sk's proc: fn(stored,
- * argument) with the scankey's collation and its FmgrInfo (so that what fn
- * caches in flinfo->fn_extra is shared by every path).  Returns false if
- * it returned NULL (the caller declines: the stock path then raises the
- * server's own error).
+ * fn called as FunctionCall2Coll would call scankey sk's function (its
+ * comparison proc, or in a scan key its operator): fn(stored, argument)
+ * with the scankey's collation and its FmgrInfo (so that what fn caches in
+ * flinfo->fn_extra is shared by every path).  Returns false if it returned
+ * NULL (the caller declines: the stock path then raises the server's own
+ * error).
  */
 static inline __attribute__((always_inline)) bool
-btjit_call_fn(PGFunction fn, ScanKey sk, Datum stored, int32 *result)
+btjit_call_datum(PGFunction fn, ScanKey sk, Datum stored, Datum *result)
 {
 	LOCAL_FCINFO(fcinfo, 2);
-	Datum		r;
 
 	fcinfo->flinfo = &sk->sk_func;
 	fcinfo->context = NULL;
@@ -500,8 +500,17 @@ btjit_call_fn(PGFunction fn, ScanKey sk, Datum stored, int32 *result)
 	fcinfo->args[0].isnull = false;
 	fcinfo->args[1].value = sk->sk_argument;
 	fcinfo->args[1].isnull = false;
-	r = fn(fcinfo);
-	if (fcinfo->isnull)
+	*result = fn(fcinfo);
+	return !fcinfo->isnull;
+}
+
+/* A comparison proc's result, as btjit_call_datum. */
+static inline __attribute__((always_inline)) bool
+btjit_call_fn(PGFunction fn, ScanKey sk, Datum stored, int32 *result)
+{
+	Datum		r;
+
+	if (!btjit_call_datum(fn, sk, stored, &r))
 		return false;
 	*result = DatumGetInt32(r);
 	return true;
@@ -1809,21 +1818,9 @@ btjit_op_holds(int op, int c)
 static __attribute__((noinline)) int
 btjit_call_operator(ScanKey sk, Datum stored)
 {
-	LOCAL_FCINFO(fcinfo, 2);
 	Datum		r;
 
-	fcinfo->flinfo = &sk->sk_func;
-	fcinfo->context = NULL;
-	fcinfo->resultinfo = NULL;
-	fcinfo->fncollation = sk->sk_collation;
-	fcinfo->isnull = false;
-	fcinfo->nargs = 2;
-	fcinfo->args[0].value = stored;
-	fcinfo->args[0].isnull = false;
-	fcinfo->args[1].value = sk->sk_argument;
-	fcinfo->args[1].isnull = false;
-	r = sk->sk_func.fn_addr(fcinfo);
-	if (fcinfo->isnull)
+	if (!btjit_call_datum(sk->sk_func.fn_addr, sk, stored, &r))
 		return -1;
 	return DatumGetBool(r) ? 1 : 0;
 }

@@ -703,8 +703,15 @@ check "a search that queues its shape does not wait for the compile (${q_secs}s 
 expect_eq "index state while the worker compiles" "$(sed -n 's/^@@S //p' <<<"$out" | cut -d' ' -f1)" queued
 expect_eq "queue length while compiling" "$(q "SELECT queue_length FROM btree_jit_status()")" 1
 
-# (b) the compile child killed mid-compile
-child=$(pgrep -P "$worker_pid" | head -n1 || true)
+# (b) the compile child killed mid-compile.  The worker forks it once the
+# hold ends (the queuing backend idle or gone, at most 250 ms after
+# queuing): wait for it, well within the child's 3 s sleep.
+child=
+for i in $(seq 1 40); do
+	child=$(pgrep -P "$worker_pid" | head -n1 || true)
+	[[ -n $child ]] && break
+	sleep 0.05
+done
 if [[ -z $child ]]; then
 	bad "compile child of the worker not found"
 else

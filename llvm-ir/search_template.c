@@ -1842,6 +1842,11 @@ btjit_check_inline(int i, int p, ScanKey sk, const char *ptr)
 	if (op == BTJIT_OP_NONE)
 		return -2;
 	a = btjit_decode_arg(col, sk, col->argkinds[p]);
+
+	/*
+	 * Integer kinds test the values themselves: the same answer as the sign
+	 * through btjit_op_holds, in two instructions instead of six.
+	 */
 	if (BTJIT_KIND_IS_INT(col->kind) && a.ok)
 	{
 		int64		v = btjit_stored_value(ptr, col->kind);
@@ -2005,20 +2010,10 @@ btjit_checkkeys(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 	return 1;
 }
 
-/* The fast instance: it calls nothing. */
-static inline __attribute__((always_inline)) int
-btjit_checkkeys_fast(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
-					 ScanDirection dir, bool *continuescan)
-{
-	return btjit_checkkeys(scan, tuple, tupnatts, dir, continuescan, false);
-}
-
 /*
  * What the fast instance left: the general instance for a key it does not
- * compare inline (result -2), and the server for a declined tuple.  It
- * saves every register it uses (preserve_most), so that the entry, whose
- * fast path calls nothing else, need not save the registers it keeps its
- * arguments in.
+ * compare inline (result -2), and the server for a declined tuple.  Out of
+ * line, so that the entry's fast path calls nothing.
  */
 static __attribute__((noinline)) bool
 btjit_checkkeys_slow(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
@@ -2048,10 +2043,10 @@ btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 				  bool *continuescan, uint64 *counters)
 {
 #if PG_VERSION_NUM < 160000
-	int			result = btjit_checkkeys_fast((IndexScanDesc) scan,
-											  (IndexTuple) tuple, tupnatts,
-											  (ScanDirection) dir,
-											  continuescan);
+	int			result = btjit_checkkeys((IndexScanDesc) scan,
+										 (IndexTuple) tuple, tupnatts,
+										 (ScanDirection) dir, continuescan,
+										 false);
 
 	if (likely(result >= 0))
 	{

@@ -328,14 +328,18 @@ btjit_parse_template(const BtjitTemplate *tmpl, char *why, size_t whylen)
 	}
 	LLVMDisposeMemoryBuffer(view);
 
+	/* every entry point the specialiser names, so that none is NULL there */
 	if (LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_ENTRY) == NULL ||
 		LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_FUSED) == NULL ||
 		LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_COMPARE) == NULL ||
+		LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_INSERT) == NULL ||
+		LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_CHECK) == NULL ||
 		LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_SHAPE) == NULL)
 	{
-		snprintf(why, whylen, "template \"%s\" lacks %s, %s, %s or %s",
+		snprintf(why, whylen, "template \"%s\" lacks %s, %s, %s, %s, %s or %s",
 				 tmpl->path, BTJIT_TEMPLATE_ENTRY,
 				 BTJIT_TEMPLATE_FUSED, BTJIT_TEMPLATE_COMPARE,
+				 BTJIT_TEMPLATE_INSERT, BTJIT_TEMPLATE_CHECK,
 				 BTJIT_TEMPLATE_SHAPE);
 		LLVMDisposeModule(mod);
 		return NULL;

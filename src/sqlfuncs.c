@@ -247,7 +247,8 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 
 /*
  * btree_jit_index_stats(): this backend's state of every index it knows,
- * with ncolumns columns (1.2 added the insertion searches).
+ * with ncolumns columns (1.2 added the insertion searches, 1.3 the
+ * scan-key checks).
  */
 static Datum
 btjit_index_stats_internal(FunctionCallInfo fcinfo, int ncolumns)

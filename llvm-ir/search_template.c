@@ -44,6 +44,33 @@ extern const BtjitShape btjit_shape_param;
 #define SHAPE btjit_shape_param
 
 /*
+ * Whether key column i is DESC, from a mask of the shape's DESC columns.
+ * The mask folds to a constant, and so does the test wherever i does; where
+ * unrolled columns share one exit block (i is then a phi), the test stays a
+ * shift of that constant, or vanishes when no column is DESC, instead of a
+ * load of SHAPE.cols[i].desc at a run-time index in every bisection step.
+ */
+static inline __attribute__((always_inline)) uint32
+btjit_desc_mask(void)
+{
+	uint32		mask = 0;
+
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+	{
+		if (i < SHAPE.nkeys && SHAPE.cols[i].desc)
+			mask |= (uint32) 1 << i;
+	}
+	return mask;
+}
+
+static inline __attribute__((always_inline)) bool
+btjit_col_desc(int i)
+{
+	return ((btjit_desc_mask() >> i) & 1) != 0;
+}
+
+/*
  * One scankey argument, decoded once per page search for the column's
  * inline comparison.  Returned by value from the out-of-line cross-type
  * decoder, so that the decoded key never escapes and stays in registers.
@@ -719,7 +746,7 @@ btjit_attr_sign(int i, const BtjitKey *k, const char *ptr, bool call)
 		c = btjit_call_sign(i, k, ptr, true);
 	if (c == BTJIT_SIGN_DECLINE)
 		return c;
-	return col->desc ? c : -c;
+	return btjit_col_desc(i) ? c : -c;
 }
 
 /*
@@ -863,8 +890,16 @@ btjit_goright_fast(const BtjitKey *k, IndexTuple itup, int ntupatts, bool full,
 			int64		value = btjit_stored_value(ptr, col->kind);
 			int64		arg = k->arg[i].value;
 
+			/*
+			 * Two branches on one comparison, not "differ, then which
+			 * way": the latter lets the optimiser sink every column's
+			 * "which way" into one shared block, which then needs each
+			 * column's operands moved into common registers.
+			 */
+			if (btjit_col_desc(i) ? value > arg : arg > value)
+				return 1;
 			if (value != arg)
-				return col->desc ? value > arg : arg > value;
+				return 0;
 		}
 		else
 		{
@@ -1354,6 +1389,13 @@ btjit_entry(void *rel, void *scankey, int buf, uint64 *counters)
  * proc returned NULL.
  */
 static inline __attribute__((always_inline)) bool
+btjit_kind_may_diff(int kind)
+{
+	return kind == BTJIT_KIND_INT16 || kind == BTJIT_KIND_BOOL ||
+		kind == BTJIT_KIND_UINT8;
+}
+
+static inline __attribute__((always_inline)) bool
 btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
@@ -1364,7 +1406,7 @@ btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 	{
 		int64		stored = btjit_stored_value(ptr, col->kind);
 
-		if (a->diff)
+		if (btjit_kind_may_diff(col->kind) && a->diff)
 			c = (int32) stored - (int32) a->value;
 		else
 			c = stored > a->value ? 1 : (stored < a->value ? -1 : 0);
@@ -1391,7 +1433,7 @@ btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 	else if (!btjit_call_column(i, &k->key->scankeys[i],
 								fetch_att(ptr, col->attbyval, col->attlen), &c))
 		return false;
-	if (!col->desc)
+	if (!btjit_col_desc(i))
 		c = c < 0 ? 1 : -c;
 	*result = c;
 	return true;
@@ -1460,6 +1502,28 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 		}
 		if (k.argnull[i] || isnull)
 			result = btjit_null_result(col, k.argnull[i], isnull);
+		else if (!k.argcall[i] && BTJIT_KIND_IS_INT(col->kind) &&
+				 !btjit_kind_may_diff(col->kind))
+		{
+			/*
+			 * The integer procs other than the difference ones return -1,
+			 * 0 or +1: two branches on one comparison, inverted unless
+			 * DESC, and on to the next column when equal.
+			 */
+			int64		stored = btjit_stored_value(ptr, col->kind);
+
+			if (stored > k.arg[i].value)
+			{
+				*declined = false;
+				return btjit_col_desc(i) ? 1 : -1;
+			}
+			if (stored < k.arg[i].value)
+			{
+				*declined = false;
+				return btjit_col_desc(i) ? -1 : 1;
+			}
+			result = 0;
+		}
 		else if (!btjit_exact_attr(i, &k, ptr, &result))
 			return 0;
 		if (result != 0)
@@ -1552,8 +1616,11 @@ btjit_sign_leafplain(const BtjitKey *k, IndexTuple itup, bool full)
 			int64		value = btjit_stored_value(ptr, col->kind);
 			int64		arg = k->arg[i].value;
 
+			/* two branches on one comparison, as in btjit_goright_fast */
+			if (btjit_col_desc(i) ? value > arg : arg > value)
+				return 1;
 			if (value != arg)
-				return (col->desc ? value > arg : arg > value) ? 1 : -1;
+				return -1;
 		}
 		else
 		{

@@ -242,7 +242,7 @@ typedef struct BtjitSlot
 	BtjitInsertEntryFn ins_entry;	/* ix->ins_entry, or NULL */
 	BtjitCheckEntryFn chk_entry;	/* ix->chk_entry, or NULL */
 	BtjitIndex *ix;
-} BtjitSlot;
+} pg_attribute_aligned(64) BtjitSlot;	/* a cache line; indexed by a shift */
 
 extern BtjitSlot btjit_slots[BTJIT_SLOTS];
 
@@ -256,6 +256,14 @@ extern bool btjit_fast_ok;
  * calls from the stock page search of indexes below the threshold.
  */
 extern bool btjit_code_present;
+
+/*
+ * btjit_fast_ok && btjit_code_present: the one test before the slot probe in
+ * the dispatchers of _bt_compare, _bt_binsrch_insert and _bt_checkkeys.
+ * Kept by btjit_refresh_fast_flags() whenever one of them changes.
+ */
+extern bool btjit_fast_code;
+extern void btjit_refresh_fast_flags(void);
 
 static inline BtjitSlot *
 btjit_slot_for(Relation rel)

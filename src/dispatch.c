@@ -126,17 +126,26 @@ btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
 {
 	BtjitSlot  *slot;
 
-	if (unlikely(!btjit_enabled) || !btjit_code_present)
+	/* Switched off: straight to the original, uncounted. */
+	if (unlikely(!btjit_enabled))
 		return btjit_module.stock_compare(rel, key, page, offnum);
-
-	slot = btjit_slot_for(rel);
-	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
-			   slot->cmp_entry != NULL))
+	if (likely(btjit_fast_code))
 	{
-		if (likely(btjit_fast_ok))
+		slot = btjit_slot_for(rel);
+		if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+				   slot->cmp_entry != NULL))
 			return slot->cmp_entry(rel, key, page, offnum,
 								   &slot->ix->jit_compares);
-		return btjit_verify_compare(rel, key, page, offnum, slot->ix);
+		return btjit_module.stock_compare(rel, key, page, offnum);
+	}
+
+	/* no compiled code in this backend yet, or verify */
+	if (btjit_code_present)
+	{
+		slot = btjit_slot_for(rel);
+		if (slot->rel == rel && slot->relid == rel->rd_id &&
+			slot->cmp_entry != NULL)
+			return btjit_verify_compare(rel, key, page, offnum, slot->ix);
 	}
 	return btjit_module.stock_compare(rel, key, page, offnum);
 }
@@ -220,16 +229,25 @@ btjit_dispatch_insert(Relation rel, BTInsertState insertstate)
 {
 	BtjitSlot  *slot;
 
-	if (unlikely(!btjit_enabled) || !btjit_code_present)
+	/* Switched off: straight to the original, uncounted. */
+	if (unlikely(!btjit_enabled))
 		return btjit_module.stock_insert(rel, insertstate);
-
-	slot = btjit_slot_for(rel);
-	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
-			   slot->ins_entry != NULL))
+	if (likely(btjit_fast_code))
 	{
-		if (likely(btjit_fast_ok))
+		slot = btjit_slot_for(rel);
+		if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+				   slot->ins_entry != NULL))
 			return slot->ins_entry(rel, insertstate, &slot->ix->jit_inserts);
-		return btjit_verify_insert(rel, insertstate, slot->ix);
+		return btjit_module.stock_insert(rel, insertstate);
+	}
+
+	/* no compiled code in this backend yet, or verify */
+	if (btjit_code_present)
+	{
+		slot = btjit_slot_for(rel);
+		if (slot->rel == rel && slot->relid == rel->rd_id &&
+			slot->ins_entry != NULL)
+			return btjit_verify_insert(rel, insertstate, slot->ix);
 	}
 	return btjit_module.stock_insert(rel, insertstate);
 }
@@ -306,19 +324,29 @@ btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 	Relation	rel = scan->indexRelation;
 	BtjitSlot  *slot;
 
-	if (unlikely(!btjit_enabled) || !btjit_code_present)
+	/* Switched off: straight to the original, uncounted. */
+	if (unlikely(!btjit_enabled))
 		return btjit_module.stock_check(scan, tuple, tupnatts, dir,
 										continuescan);
-
-	slot = btjit_slot_for(rel);
-	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
-			   slot->chk_entry != NULL))
+	if (likely(btjit_fast_code))
 	{
-		if (likely(btjit_fast_ok))
+		slot = btjit_slot_for(rel);
+		if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+				   slot->chk_entry != NULL))
 			return slot->chk_entry(scan, tuple, tupnatts, (int) dir,
 								   continuescan, &slot->ix->jit_checks);
-		return btjit_verify_check(scan, tuple, tupnatts, dir, continuescan,
-								  slot->ix);
+		return btjit_module.stock_check(scan, tuple, tupnatts, dir,
+										continuescan);
+	}
+
+	/* no compiled code in this backend yet, or verify */
+	if (btjit_code_present)
+	{
+		slot = btjit_slot_for(rel);
+		if (slot->rel == rel && slot->relid == rel->rd_id &&
+			slot->chk_entry != NULL)
+			return btjit_verify_check(scan, tuple, tupnatts, dir,
+									  continuescan, slot->ix);
 	}
 	return btjit_module.stock_check(scan, tuple, tupnatts, dir, continuescan);
 }

@@ -244,6 +244,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 	ix->last_from_object_cache = code->from_object_cache;
 	ix->last_code_at = GetCurrentTimestamp();
 	btjit_code_present = true;
+	btjit_refresh_fast_flags();
 	ix->state = BTJIT_INDEX_JIT;
 	ix->code = code;
 	ix->fn = code->fn;

@@ -36,6 +36,7 @@ ALL_WORKLOADS = [
     "probe_int4",
     "probe_int8",
     "probe_composite",
+    "probe_composite_shapes",
     "probe_composite_text",
     "probe_uuid",
     "probe_text_c",

@@ -40,11 +40,15 @@ int			btjit_compile_mode = BTJIT_COMPILE_MODE_BACKGROUND;
 int			btjit_compile_queue_size = 64;
 bool		btjit_fast_ok = true;
 
-/* Keep btjit_fast_ok = enabled && !verify for the dispatcher's one test. */
+/*
+ * Keep btjit_fast_ok = enabled && !verify for the dispatcher's one test,
+ * and btjit_code_active = enabled && btjit_code_present for the others'.
+ */
 static void
 btjit_assign_enabled(bool newval, void *extra)
 {
 	btjit_fast_ok = newval && !btjit_verify;
+	btjit_code_active = newval && btjit_code_present;
 }
 
 static void

@@ -33,6 +33,7 @@
 
 BtjitSlot	btjit_slots[BTJIT_SLOTS];
 bool		btjit_code_present = false;
+bool		btjit_code_active = false;
 
 static HTAB *btjit_index_hash = NULL;
 /* the same entries as an array, for the per-transaction flush */
@@ -47,6 +48,14 @@ static uint64 btjit_ncompile_failures = 0;
 static void btjit_relcache_callback(Datum arg, Oid relid);
 static void btjit_cache_exit(int code, Datum arg);
 static void btjit_index_examine(Relation rel, BtjitIndex *ix, bool force);
+
+/* An index has received compiled code (btree_jit.h). */
+void
+btjit_set_code_present(void)
+{
+	btjit_code_present = true;
+	btjit_code_active = btjit_enabled;
+}
 
 /*
  * Called from _PG_init in the postmaster; backends inherit the callback
@@ -160,17 +169,18 @@ btjit_index_open(Relation rel, bool force)
 		btjit_index_examine(rel, ix, force);
 
 	/*
-	 * Remember the state in the slot table, settled or not: an index below
-	 * the threshold then costs the dispatcher a slot hit and a counter per
-	 * search rather than a hash probe (a short connection's catalog
-	 * searches are all of that kind).
+	 * Remember the state in the slot table, settled or not: an index without
+	 * compiled code then costs the dispatcher a slot hit, a test and a
+	 * counter per search in btjit_stock_entry, rather than a hash probe (a
+	 * short connection's catalog searches are all of that kind, and every
+	 * search of an index queued for the compile worker).
 	 */
 	{
 		BtjitSlot  *slot = btjit_slot_for(rel);
 
 		slot->rel = rel;
 		slot->relid = rel->rd_id;
-		slot->entry = ix->entry;
+		slot->entry = ix->fn != NULL ? ix->entry : btjit_stock_entry;
 		slot->cmp_entry = ix->cmp_entry;
 		slot->ins_entry = ix->ins_entry;
 		slot->chk_entry = ix->chk_entry;
@@ -243,7 +253,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 	ix->last_compile_ms = code->compile_ms;
 	ix->last_from_object_cache = code->from_object_cache;
 	ix->last_code_at = GetCurrentTimestamp();
-	btjit_code_present = true;
+	btjit_set_code_present();
 	ix->state = BTJIT_INDEX_JIT;
 	ix->code = code;
 	ix->fn = code->fn;
@@ -390,8 +400,8 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 
 /*
  * Has the compile worker finished something since this queued index was
- * last looked at?  One atomic read: the dispatcher's slow path asks it on
- * every search of a queued index.
+ * last looked at?  One atomic read (dispatch.c makes the same test inline
+ * on every search of a queued index).
  */
 bool
 btjit_index_compile_done(const BtjitIndex *ix)

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "access/xact.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "utils/hsearch.h"
@@ -137,20 +138,22 @@ btjit_index_open(Relation rel, bool force)
 		before_shmem_exit(btjit_cache_exit, (Datum) 0);
 	}
 
-	ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_FIND, NULL);
-	if (ix == NULL)
+	/*
+	 * Room in the array for one more index first, so that an error leaves
+	 * the array and the hash consistent; then one probe finds or enters it.
+	 */
+	if (btjit_nindexes >= btjit_indexes_alloc)
 	{
-		/* room in the array first, so that an error leaves both unchanged */
-		if (btjit_nindexes >= btjit_indexes_alloc)
-		{
-			int			n = Max(64, btjit_indexes_alloc * 2);
+		int			n = Max(64, btjit_indexes_alloc * 2);
 
-			btjit_indexes = btjit_indexes == NULL ?
-				MemoryContextAlloc(TopMemoryContext, n * sizeof(BtjitIndex *)) :
-				repalloc(btjit_indexes, n * sizeof(BtjitIndex *));
-			btjit_indexes_alloc = n;
-		}
-		ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_ENTER, &found);
+		btjit_indexes = btjit_indexes == NULL ?
+			MemoryContextAlloc(TopMemoryContext, n * sizeof(BtjitIndex *)) :
+			repalloc(btjit_indexes, n * sizeof(BtjitIndex *));
+		btjit_indexes_alloc = n;
+	}
+	ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_ENTER, &found);
+	if (!found)
+	{
 		memset(ix, 0, sizeof(BtjitIndex));
 		ix->indexrelid = rel->rd_id;
 		ix->shared_catalog = rel->rd_rel->relisshared;
@@ -227,9 +230,13 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 		strlcpy(ix->reason, why, sizeof(ix->reason));
 		return;
 	}
-	btjit_shape_signature(&shape, ix->signature, sizeof(ix->signature));
 
 	code = btjit_code_for_shape(&shape, force, why, sizeof(why));
+	/* the shape's signature, which the code has made already */
+	if (code != NULL)
+		strlcpy(ix->signature, code->signature, sizeof(ix->signature));
+	else
+		btjit_shape_signature(&shape, ix->signature, sizeof(ix->signature));
 	/* the index is charged with a compile it caused, not one it reused */
 	ix->compiles += btjit_ncompiles - ncompiles;
 	ix->compile_failures += btjit_ncompile_failures - nfailures;
@@ -268,16 +275,19 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 						RelationGetRelationName(rel), ix->signature)));
 }
 
-/* FNV-1a over the shape's bytes (built zeroed, so padding is stable). */
+/*
+ * A hash of the shape's bytes (built zeroed, so padding is stable) for this
+ * backend's list of codes, over its key columns only: the columns past
+ * nkeys are zero in every shape.
+ */
 static uint32
 btjit_shape_hash(const BtjitShape *shape)
 {
-	const unsigned char *p = (const unsigned char *) shape;
-	uint32		h = 2166136261u;
+	int			nkeys = Min(shape->nkeys, BTJIT_MAX_KEYS);
 
-	for (size_t i = 0; i < sizeof(BtjitShape); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	return hash_bytes((const unsigned char *) shape,
+					  offsetof(BtjitShape, cols) +
+					  nkeys * sizeof(BtjitColumnShape));
 }
 
 /*

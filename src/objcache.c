@@ -120,15 +120,22 @@ btjit_read_file(const char *path, size_t *len, char *why, size_t whylen)
 bool
 btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 {
-	char		path[MAXPGPATH];
+	static char default_path[MAXPGPATH];
+	const char *path;
 	char		ewhy[MAXPGPATH + 64];
 	char	   *data;
 	size_t		len;
 
 	if (btjit_template_path != NULL && btjit_template_path[0] != '\0')
-		strlcpy(path, btjit_template_path, sizeof(path));
+		path = btjit_template_path;
 	else
-		snprintf(path, sizeof(path), "%s/%s", pkglib_path, BTJIT_TEMPLATE_FILE);
+	{
+		/* built once (in the postmaster, normally), not on every call */
+		if (default_path[0] == '\0')
+			snprintf(default_path, sizeof(default_path), "%s/%s",
+					 pkglib_path, BTJIT_TEMPLATE_FILE);
+		path = default_path;
+	}
 
 	if (btjit_template.data == NULL || strcmp(path, btjit_template.path) != 0)
 	{
@@ -201,6 +208,25 @@ btjit_cpu_identity(void)
 	return h;
 }
 
+/*
+ * prefix, key and suffix into a BtjitObjectNames function name (48 bytes;
+ * the longest is 13 + 16 + 4).
+ */
+static void
+btjit_object_name(char *dst, const char *prefix, const char *key,
+				  const char *suffix)
+{
+	size_t		plen = strlen(prefix);
+	size_t		slen = strlen(suffix);
+
+	StaticAssertStmt(sizeof(((BtjitObjectNames *) NULL)->search) >= 13 + 16 + 4 + 1,
+					 "BtjitObjectNames names too short");
+	Assert(plen <= 13 && slen <= 4);
+	memcpy(dst, prefix, plen);
+	memcpy(dst + plen, key, 16);
+	memcpy(dst + plen + 16, suffix, slen + 1);
+}
+
 /* The object key of a shape, and the names of its compiled functions. */
 void
 btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
@@ -230,13 +256,23 @@ btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 			h = btjit_hash_bytes(h, &bcid, sizeof(bcid));
 			break;
 		}
-	snprintf(names->key, sizeof(names->key), "%016llx", (unsigned long long) h);
-	snprintf(names->search, sizeof(names->search), "btjit_search_%s", names->key);
-	snprintf(names->entry, sizeof(names->entry), "btjit_entry_%s", names->key);
-	snprintf(names->compare, sizeof(names->compare), "btjit_search_%s_cmp", names->key);
-	snprintf(names->insert, sizeof(names->insert), "btjit_search_%s_ins", names->key);
-	snprintf(names->check, sizeof(names->check), "btjit_search_%s_chk", names->key);
-	snprintf(names->bcinfo, sizeof(names->bcinfo), "btjit_search_%s_bc", names->key);
+
+	/*
+	 * The key in hex, and the function names around it, without snprintf:
+	 * this runs inside the page search that queues a new shape.
+	 */
+	for (int i = 15; i >= 0; i--)
+	{
+		names->key[i] = "0123456789abcdef"[h & 0xf];
+		h >>= 4;
+	}
+	names->key[16] = '\0';
+	btjit_object_name(names->search, "btjit_search_", names->key, "");
+	btjit_object_name(names->entry, "btjit_entry_", names->key, "");
+	btjit_object_name(names->compare, "btjit_search_", names->key, "_cmp");
+	btjit_object_name(names->insert, "btjit_search_", names->key, "_ins");
+	btjit_object_name(names->check, "btjit_search_", names->key, "_chk");
+	btjit_object_name(names->bcinfo, "btjit_search_", names->key, "_bc");
 }
 
 static void

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
@@ -283,6 +284,21 @@ btjit_object_path(const BtjitObjectNames *names, char *path)
 }
 
 /*
+ * The symbols every compiled shape refers to, given to the linker so that
+ * it need not look them up with dlsym (see objload.h): the module's own
+ * callbacks and the buffer pool's arrays.  Symbols of comparison procs and
+ * of what imported bitcode calls are looked up.
+ */
+static const BtjitObjectSymbol btjit_object_known[] = {
+	{"btjit_declined", (void *) btjit_declined},
+	{"btjit_compare_declined", (void *) btjit_compare_declined},
+	{"btjit_insert_declined", (void *) btjit_insert_declined},
+	{"btjit_check_declined", (void *) btjit_check_declined},
+	{"BufferBlocks", (void *) &BufferBlocks},
+	{"LocalBufferBlockPointers", (void *) &LocalBufferBlockPointers},
+};
+
+/*
  * Link the cached object for names, if there is one, and fill code's entry
  * points.  Any problem just means compiling afresh.
  */
@@ -313,7 +329,9 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	want[3] = names->insert;
 	want[4] = names->check;
 	want[5] = names->bcinfo;
-	ok = btjit_object_link(data, len, want, addr, lengthof(want), why, sizeof(why));
+	ok = btjit_object_link_known(data, len, want, addr, lengthof(want),
+								 btjit_object_known, lengthof(btjit_object_known),
+								 why, sizeof(why));
 	pfree(data);
 	if (!ok)
 	{

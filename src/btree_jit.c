@@ -39,36 +39,22 @@ int			btjit_compile_fault = BTJIT_COMPILE_NORMAL;
 int			btjit_compile_mode = BTJIT_COMPILE_MODE_BACKGROUND;
 int			btjit_compile_queue_size = 64;
 bool		btjit_fast_ok = true;
-bool		btjit_fast_code = false;
 
 /*
- * The dispatchers' flags, derived from the settings and from whether this
- * backend has compiled code: btjit_fast_ok = enabled && !verify, and
- * btjit_fast_code = that && code present.
+ * Keep btjit_fast_ok = enabled && !verify for the dispatcher's one test,
+ * and btjit_code_active = enabled && btjit_code_present for the others'.
  */
-static void
-btjit_set_fast_flags(bool enabled, bool verify)
-{
-	btjit_fast_ok = enabled && !verify;
-	btjit_fast_code = btjit_fast_ok && btjit_code_present;
-}
-
-void
-btjit_refresh_fast_flags(void)
-{
-	btjit_set_fast_flags(btjit_enabled, btjit_verify);
-}
-
 static void
 btjit_assign_enabled(bool newval, void *extra)
 {
-	btjit_set_fast_flags(newval, btjit_verify);
+	btjit_fast_ok = newval && !btjit_verify;
+	btjit_code_active = newval && btjit_code_present;
 }
 
 static void
 btjit_assign_verify(bool newval, void *extra)
 {
-	btjit_set_fast_flags(btjit_enabled, newval);
+	btjit_fast_ok = btjit_enabled && !newval;
 }
 
 /*

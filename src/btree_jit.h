@@ -137,6 +137,9 @@ extern bool btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple,
 								 int tupnatts, ScanDirection dir,
 								 bool *continuescan);
 #endif
+/* The slot entry of an index without compiled code (jitcache.c sets it). */
+extern uint16 btjit_stock_entry(void *rel, void *scankey, int buf,
+								uint64 *counters);
 /* Called by compiled code, found by name: must stay visible. */
 extern __attribute__((visibility("default"))) uint16 btjit_declined(void *rel, void *scankey,
 																	int buf, uint64 *counters);
@@ -237,7 +240,7 @@ typedef struct BtjitSlot
 {
 	Relation	rel;
 	Oid			relid;
-	BtjitEntryFn entry;			/* ix->entry, or NULL */
+	BtjitEntryFn entry;			/* ix->entry, or btjit_stock_entry */
 	BtjitCompareEntryFn cmp_entry;	/* ix->cmp_entry, or NULL */
 	BtjitInsertEntryFn ins_entry;	/* ix->ins_entry, or NULL */
 	BtjitCheckEntryFn chk_entry;	/* ix->chk_entry, or NULL */
@@ -258,12 +261,13 @@ extern bool btjit_fast_ok;
 extern bool btjit_code_present;
 
 /*
- * btjit_fast_ok && btjit_code_present: the one test before the slot probe in
- * the dispatchers of _bt_compare, _bt_binsrch_insert and _bt_checkkeys.
- * Kept by btjit_refresh_fast_flags() whenever one of them changes.
+ * btjit_code_present and enabled: the one test those dispatchers make
+ * before the slot probe, so that without compiled code they cost what they
+ * cost with the module off.
  */
-extern bool btjit_fast_code;
-extern void btjit_refresh_fast_flags(void);
+extern bool btjit_code_active;
+
+extern void btjit_set_code_present(void);
 
 static inline BtjitSlot *
 btjit_slot_for(Relation rel)
@@ -375,7 +379,7 @@ extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);
  * ---- The compile worker and its queue (compile_worker.c) ----
  * btjit_compile_generation is bumped (in shared memory) each time the worker
  * finishes a shape; a backend with queued indexes compares it with the value
- * it last saw, on the dispatcher's slow path only.
+ * it last saw, on the dispatcher's stock path only.
  */
 typedef enum BtjitEnqueueResult
 {

@@ -11,7 +11,7 @@
  * queued shape, compiles it in a child process it forks, and once the
  * object is in the cache bumps the shared generation counter.  A backend
  * with queued indexes compares that counter with the value it saw when it
- * last looked (on the dispatcher's slow path only: an index without code
+ * last looked (on the dispatcher's stock path only: an index without code
  * takes that path anyway) and, when it moved, looks its queued shapes up
  * again: linked from the cache, still queued, or failed.
  *
@@ -169,7 +169,7 @@ typedef struct BtjitCompileShared
 
 static BtjitCompileShared *btjit_compile_shared = NULL;
 
-/* Read by the dispatcher's slow path (btree_jit.h); NULL without shmem. */
+/* Read by the dispatcher's stock path (btree_jit.h); NULL without shmem. */
 pg_atomic_uint64 *btjit_compile_generation = NULL;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;

@@ -6,9 +6,10 @@
  * It runs on the hottest path in the server, so the common case (module
  * enabled, index already examined, compiled code accepts the scankey) is a
  * slot-table hit and a tail call: no frame, no hash probe, no palloc, no
- * elog.
- * Everything else goes to the stock path, the server's original machine
- * code, reached through the detour's trampoline.
+ * elog.  An index without compiled code takes the same tail call into
+ * btjit_stock_entry, which counts the search and runs the stock path, the
+ * server's original machine code reached through the detour's trampoline;
+ * only what is due (an examination) and verify mode take the slow path.
  *
  * With btree_jit.verify on, the stock path also runs for every search the
  * compiled code answered, and any difference is an ERROR naming the index,
@@ -30,10 +31,11 @@ static pg_noinline OffsetNumber btjit_dispatch_slow(Relation rel,
 													Buffer buf);
 
 /*
- * The redirected _bt_binsrch.  The common case is a slot hit for an index
- * with compiled code while the module is enabled and not verifying: then
- * this is a tail call of the compiled fused entry, which finds the page,
- * searches, counts, and hands declined searches to btjit_declined.
+ * The redirected _bt_binsrch.  The common case is a slot hit while the
+ * module is enabled and not verifying: then this is a tail call of the
+ * slot's entry, for an index with compiled code its fused entry, which
+ * finds the page, searches, counts, and hands declined searches to
+ * btjit_declined; for any other index btjit_stock_entry.
  */
 OffsetNumber
 btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf)
@@ -52,8 +54,22 @@ btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf)
 }
 
 /*
- * Everything else while enabled: an index not examined yet, on the stock
- * path, or verified.
+ * Is something due for an index without compiled code: its examination,
+ * once it has been searched often enough, or a look at the queue, once the
+ * compile worker has finished something since it was queued?
+ */
+static inline bool
+btjit_index_due(const BtjitIndex *ix)
+{
+	return (ix->state == BTJIT_INDEX_UNKNOWN &&
+			ix->stock_searches >= (uint64) btjit_compile_threshold) ||
+		(ix->state == BTJIT_INDEX_QUEUED &&
+		 btjit_compile_generation_now() != ix->queued_generation);
+}
+
+/*
+ * Everything else while enabled: an index not examined yet, one whose
+ * examination is due, or verify mode.
  */
 static pg_noinline OffsetNumber
 btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
@@ -65,14 +81,7 @@ btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
 	if (slot->rel == rel && slot->relid == rel->rd_id)
 	{
 		ix = slot->ix;
-		/*
-		 * searched often enough to be examined (and compiled) now, or queued
-		 * and the compile worker has finished something since
-		 */
-		if (unlikely((ix->state == BTJIT_INDEX_UNKNOWN &&
-					  ix->stock_searches >= (uint64) btjit_compile_threshold) ||
-					 (ix->state == BTJIT_INDEX_QUEUED &&
-					  btjit_index_compile_done(ix))))
+		if (unlikely(btjit_index_due(ix)))
 			ix = btjit_index_open(rel, false);
 	}
 	else
@@ -92,6 +101,28 @@ btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
 	}
 	ix->stock_searches++;
 	return btjit_module.stock(rel, key, buf);
+}
+
+/*
+ * The slot entry of an index without compiled code (below the threshold,
+ * queued for the compile worker, or refused): the dispatcher tail-calls it
+ * as it would compiled code, so that while not verifying such an index
+ * costs one test and a counter per search on top of the slot probe, not
+ * the slow path's frame and tests.  Whatever is due goes to the slow path.
+ * counters is &ix->jit_searches, as for the compiled entry.
+ */
+uint16
+btjit_stock_entry(void *rel, void *scankey, int buf, uint64 *counters)
+{
+	BtjitIndex *ix = (BtjitIndex *) ((char *) counters -
+									 offsetof(BtjitIndex, jit_searches));
+
+	if (unlikely(btjit_index_due(ix)))
+		return btjit_dispatch_slow((Relation) rel, (BTScanInsert) scankey,
+								   (Buffer) buf);
+	ix->stock_searches++;
+	return btjit_module.stock((Relation) rel, (BTScanInsert) scankey,
+							  (Buffer) buf);
 }
 
 /*
@@ -126,26 +157,17 @@ btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
 {
 	BtjitSlot  *slot;
 
-	/* Switched off: straight to the original, uncounted. */
-	if (unlikely(!btjit_enabled))
+	if (!btjit_code_active)
 		return btjit_module.stock_compare(rel, key, page, offnum);
-	if (likely(btjit_fast_code))
+
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->cmp_entry != NULL))
 	{
-		slot = btjit_slot_for(rel);
-		if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
-				   slot->cmp_entry != NULL))
+		if (likely(btjit_fast_ok))
 			return slot->cmp_entry(rel, key, page, offnum,
 								   &slot->ix->jit_compares);
-		return btjit_module.stock_compare(rel, key, page, offnum);
-	}
-
-	/* no compiled code in this backend yet, or verify */
-	if (btjit_code_present)
-	{
-		slot = btjit_slot_for(rel);
-		if (slot->rel == rel && slot->relid == rel->rd_id &&
-			slot->cmp_entry != NULL)
-			return btjit_verify_compare(rel, key, page, offnum, slot->ix);
+		return btjit_verify_compare(rel, key, page, offnum, slot->ix);
 	}
 	return btjit_module.stock_compare(rel, key, page, offnum);
 }
@@ -229,25 +251,16 @@ btjit_dispatch_insert(Relation rel, BTInsertState insertstate)
 {
 	BtjitSlot  *slot;
 
-	/* Switched off: straight to the original, uncounted. */
-	if (unlikely(!btjit_enabled))
+	if (!btjit_code_active)
 		return btjit_module.stock_insert(rel, insertstate);
-	if (likely(btjit_fast_code))
-	{
-		slot = btjit_slot_for(rel);
-		if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
-				   slot->ins_entry != NULL))
-			return slot->ins_entry(rel, insertstate, &slot->ix->jit_inserts);
-		return btjit_module.stock_insert(rel, insertstate);
-	}
 
-	/* no compiled code in this backend yet, or verify */
-	if (btjit_code_present)
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->ins_entry != NULL))
 	{
-		slot = btjit_slot_for(rel);
-		if (slot->rel == rel && slot->relid == rel->rd_id &&
-			slot->ins_entry != NULL)
-			return btjit_verify_insert(rel, insertstate, slot->ix);
+		if (likely(btjit_fast_ok))
+			return slot->ins_entry(rel, insertstate, &slot->ix->jit_inserts);
+		return btjit_verify_insert(rel, insertstate, slot->ix);
 	}
 	return btjit_module.stock_insert(rel, insertstate);
 }
@@ -324,29 +337,19 @@ btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 	Relation	rel = scan->indexRelation;
 	BtjitSlot  *slot;
 
-	/* Switched off: straight to the original, uncounted. */
-	if (unlikely(!btjit_enabled))
+	if (!btjit_code_active)
 		return btjit_module.stock_check(scan, tuple, tupnatts, dir,
 										continuescan);
-	if (likely(btjit_fast_code))
+
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->chk_entry != NULL))
 	{
-		slot = btjit_slot_for(rel);
-		if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
-				   slot->chk_entry != NULL))
+		if (likely(btjit_fast_ok))
 			return slot->chk_entry(scan, tuple, tupnatts, (int) dir,
 								   continuescan, &slot->ix->jit_checks);
-		return btjit_module.stock_check(scan, tuple, tupnatts, dir,
-										continuescan);
-	}
-
-	/* no compiled code in this backend yet, or verify */
-	if (btjit_code_present)
-	{
-		slot = btjit_slot_for(rel);
-		if (slot->rel == rel && slot->relid == rel->rd_id &&
-			slot->chk_entry != NULL)
-			return btjit_verify_check(scan, tuple, tupnatts, dir,
-									  continuescan, slot->ix);
+		return btjit_verify_check(scan, tuple, tupnatts, dir, continuescan,
+								  slot->ix);
 	}
 	return btjit_module.stock_check(scan, tuple, tupnatts, dir, continuescan);
 }

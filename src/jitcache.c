@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "access/xact.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "utils/hsearch.h"
@@ -33,6 +34,7 @@
 
 BtjitSlot	btjit_slots[BTJIT_SLOTS];
 bool		btjit_code_present = false;
+bool		btjit_code_active = false;
 
 static HTAB *btjit_index_hash = NULL;
 /* the same entries as an array, for the per-transaction flush */
@@ -47,6 +49,14 @@ static uint64 btjit_ncompile_failures = 0;
 static void btjit_relcache_callback(Datum arg, Oid relid);
 static void btjit_cache_exit(int code, Datum arg);
 static void btjit_index_examine(Relation rel, BtjitIndex *ix, bool force);
+
+/* An index has received compiled code (btree_jit.h). */
+void
+btjit_set_code_present(void)
+{
+	btjit_code_present = true;
+	btjit_code_active = btjit_enabled;
+}
 
 /*
  * Called from _PG_init in the postmaster; backends inherit the callback
@@ -128,20 +138,22 @@ btjit_index_open(Relation rel, bool force)
 		before_shmem_exit(btjit_cache_exit, (Datum) 0);
 	}
 
-	ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_FIND, NULL);
-	if (ix == NULL)
+	/*
+	 * Room in the array for one more index first, so that an error leaves
+	 * the array and the hash consistent; then one probe finds or enters it.
+	 */
+	if (btjit_nindexes >= btjit_indexes_alloc)
 	{
-		/* room in the array first, so that an error leaves both unchanged */
-		if (btjit_nindexes >= btjit_indexes_alloc)
-		{
-			int			n = Max(64, btjit_indexes_alloc * 2);
+		int			n = Max(64, btjit_indexes_alloc * 2);
 
-			btjit_indexes = btjit_indexes == NULL ?
-				MemoryContextAlloc(TopMemoryContext, n * sizeof(BtjitIndex *)) :
-				repalloc(btjit_indexes, n * sizeof(BtjitIndex *));
-			btjit_indexes_alloc = n;
-		}
-		ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_ENTER, &found);
+		btjit_indexes = btjit_indexes == NULL ?
+			MemoryContextAlloc(TopMemoryContext, n * sizeof(BtjitIndex *)) :
+			repalloc(btjit_indexes, n * sizeof(BtjitIndex *));
+		btjit_indexes_alloc = n;
+	}
+	ix = hash_search(btjit_index_hash, &rel->rd_id, HASH_ENTER, &found);
+	if (!found)
+	{
 		memset(ix, 0, sizeof(BtjitIndex));
 		ix->indexrelid = rel->rd_id;
 		ix->shared_catalog = rel->rd_rel->relisshared;
@@ -160,17 +172,18 @@ btjit_index_open(Relation rel, bool force)
 		btjit_index_examine(rel, ix, force);
 
 	/*
-	 * Remember the state in the slot table, settled or not: an index below
-	 * the threshold then costs the dispatcher a slot hit and a counter per
-	 * search rather than a hash probe (a short connection's catalog
-	 * searches are all of that kind).
+	 * Remember the state in the slot table, settled or not: an index without
+	 * compiled code then costs the dispatcher a slot hit, a test and a
+	 * counter per search in btjit_stock_entry, rather than a hash probe (a
+	 * short connection's catalog searches are all of that kind, and every
+	 * search of an index queued for the compile worker).
 	 */
 	{
 		BtjitSlot  *slot = btjit_slot_for(rel);
 
 		slot->rel = rel;
 		slot->relid = rel->rd_id;
-		slot->entry = ix->entry;
+		slot->entry = ix->fn != NULL ? ix->entry : btjit_stock_entry;
 		slot->cmp_entry = ix->cmp_entry;
 		slot->ins_entry = ix->ins_entry;
 		slot->chk_entry = ix->chk_entry;
@@ -217,9 +230,13 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 		strlcpy(ix->reason, why, sizeof(ix->reason));
 		return;
 	}
-	btjit_shape_signature(&shape, ix->signature, sizeof(ix->signature));
 
 	code = btjit_code_for_shape(&shape, force, why, sizeof(why));
+	/* the shape's signature, which the code has made already */
+	if (code != NULL)
+		strlcpy(ix->signature, code->signature, sizeof(ix->signature));
+	else
+		btjit_shape_signature(&shape, ix->signature, sizeof(ix->signature));
 	/* the index is charged with a compile it caused, not one it reused */
 	ix->compiles += btjit_ncompiles - ncompiles;
 	ix->compile_failures += btjit_ncompile_failures - nfailures;
@@ -243,8 +260,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 	ix->last_compile_ms = code->compile_ms;
 	ix->last_from_object_cache = code->from_object_cache;
 	ix->last_code_at = GetCurrentTimestamp();
-	btjit_code_present = true;
-	btjit_refresh_fast_flags();
+	btjit_set_code_present();
 	ix->state = BTJIT_INDEX_JIT;
 	ix->code = code;
 	ix->fn = code->fn;
@@ -259,16 +275,19 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 						RelationGetRelationName(rel), ix->signature)));
 }
 
-/* FNV-1a over the shape's bytes (built zeroed, so padding is stable). */
+/*
+ * A hash of the shape's bytes (built zeroed, so padding is stable) for this
+ * backend's list of codes, over its key columns only: the columns past
+ * nkeys are zero in every shape.
+ */
 static uint32
 btjit_shape_hash(const BtjitShape *shape)
 {
-	const unsigned char *p = (const unsigned char *) shape;
-	uint32		h = 2166136261u;
+	int			nkeys = Min(shape->nkeys, BTJIT_MAX_KEYS);
 
-	for (size_t i = 0; i < sizeof(BtjitShape); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	return hash_bytes((const unsigned char *) shape,
+					  offsetof(BtjitShape, cols) +
+					  nkeys * sizeof(BtjitColumnShape));
 }
 
 /*
@@ -391,8 +410,8 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 
 /*
  * Has the compile worker finished something since this queued index was
- * last looked at?  One atomic read: the dispatcher's slow path asks it on
- * every search of a queued index.
+ * last looked at?  One atomic read (dispatch.c makes the same test inline
+ * on every search of a queued index).
  */
 bool
 btjit_index_compile_done(const BtjitIndex *ix)

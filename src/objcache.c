@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
@@ -120,15 +121,22 @@ btjit_read_file(const char *path, size_t *len, char *why, size_t whylen)
 bool
 btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 {
-	char		path[MAXPGPATH];
+	static char default_path[MAXPGPATH];
+	const char *path;
 	char		ewhy[MAXPGPATH + 64];
 	char	   *data;
 	size_t		len;
 
 	if (btjit_template_path != NULL && btjit_template_path[0] != '\0')
-		strlcpy(path, btjit_template_path, sizeof(path));
+		path = btjit_template_path;
 	else
-		snprintf(path, sizeof(path), "%s/%s", pkglib_path, BTJIT_TEMPLATE_FILE);
+	{
+		/* built once (in the postmaster, normally), not on every call */
+		if (default_path[0] == '\0')
+			snprintf(default_path, sizeof(default_path), "%s/%s",
+					 pkglib_path, BTJIT_TEMPLATE_FILE);
+		path = default_path;
+	}
 
 	if (btjit_template.data == NULL || strcmp(path, btjit_template.path) != 0)
 	{
@@ -201,6 +209,25 @@ btjit_cpu_identity(void)
 	return h;
 }
 
+/*
+ * prefix, key and suffix into a BtjitObjectNames function name (48 bytes;
+ * the longest is 13 + 16 + 4).
+ */
+static void
+btjit_object_name(char *dst, const char *prefix, const char *key,
+				  const char *suffix)
+{
+	size_t		plen = strlen(prefix);
+	size_t		slen = strlen(suffix);
+
+	StaticAssertStmt(sizeof(((BtjitObjectNames *) NULL)->search) >= 13 + 16 + 4 + 1,
+					 "BtjitObjectNames names too short");
+	Assert(plen <= 13 && slen <= 4);
+	memcpy(dst, prefix, plen);
+	memcpy(dst + plen, key, 16);
+	memcpy(dst + plen + 16, suffix, slen + 1);
+}
+
 /* The object key of a shape, and the names of its compiled functions. */
 void
 btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
@@ -230,13 +257,23 @@ btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 			h = btjit_hash_bytes(h, &bcid, sizeof(bcid));
 			break;
 		}
-	snprintf(names->key, sizeof(names->key), "%016llx", (unsigned long long) h);
-	snprintf(names->search, sizeof(names->search), "btjit_search_%s", names->key);
-	snprintf(names->entry, sizeof(names->entry), "btjit_entry_%s", names->key);
-	snprintf(names->compare, sizeof(names->compare), "btjit_search_%s_cmp", names->key);
-	snprintf(names->insert, sizeof(names->insert), "btjit_search_%s_ins", names->key);
-	snprintf(names->check, sizeof(names->check), "btjit_search_%s_chk", names->key);
-	snprintf(names->bcinfo, sizeof(names->bcinfo), "btjit_search_%s_bc", names->key);
+
+	/*
+	 * The key in hex, and the function names around it, without snprintf:
+	 * this runs inside the page search that queues a new shape.
+	 */
+	for (int i = 15; i >= 0; i--)
+	{
+		names->key[i] = "0123456789abcdef"[h & 0xf];
+		h >>= 4;
+	}
+	names->key[16] = '\0';
+	btjit_object_name(names->search, "btjit_search_", names->key, "");
+	btjit_object_name(names->entry, "btjit_entry_", names->key, "");
+	btjit_object_name(names->compare, "btjit_search_", names->key, "_cmp");
+	btjit_object_name(names->insert, "btjit_search_", names->key, "_ins");
+	btjit_object_name(names->check, "btjit_search_", names->key, "_chk");
+	btjit_object_name(names->bcinfo, "btjit_search_", names->key, "_bc");
 }
 
 static void
@@ -245,6 +282,21 @@ btjit_object_path(const BtjitObjectNames *names, char *path)
 	snprintf(path, MAXPGPATH, "%s/%s/%s.o", DataDir, BTJIT_OBJECT_CACHE_DIR,
 			 names->key);
 }
+
+/*
+ * The symbols every compiled shape refers to, given to the linker so that
+ * it need not look them up with dlsym (see objload.h): the module's own
+ * callbacks and the buffer pool's arrays.  Symbols of comparison procs and
+ * of what imported bitcode calls are looked up.
+ */
+static const BtjitObjectSymbol btjit_object_known[] = {
+	{"btjit_declined", (void *) btjit_declined},
+	{"btjit_compare_declined", (void *) btjit_compare_declined},
+	{"btjit_insert_declined", (void *) btjit_insert_declined},
+	{"btjit_check_declined", (void *) btjit_check_declined},
+	{"BufferBlocks", (void *) &BufferBlocks},
+	{"LocalBufferBlockPointers", (void *) &LocalBufferBlockPointers},
+};
 
 /*
  * Link the cached object for names, if there is one, and fill code's entry
@@ -277,7 +329,9 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	want[3] = names->insert;
 	want[4] = names->check;
 	want[5] = names->bcinfo;
-	ok = btjit_object_link(data, len, want, addr, lengthof(want), why, sizeof(why));
+	ok = btjit_object_link_known(data, len, want, addr, lengthof(want),
+								 btjit_object_known, lengthof(btjit_object_known),
+								 why, sizeof(why));
 	pfree(data);
 	if (!ok)
 	{

@@ -53,6 +53,9 @@ typedef struct LinkState
 	size_t	   *offset;			/* per section: offset in the mapping */
 	char	   *base;			/* the mapping */
 	size_t		size;
+	const BtjitObjectSymbol *known; /* undefined symbols resolved without
+									 * dlsym */
+	int			nknown;
 	char	   *why;
 	size_t		whylen;
 } LinkState;
@@ -177,8 +180,12 @@ map_sections(LinkState *st)
 	if (st->size == 0)
 		return fail(st, "nothing to load");
 
+	/*
+	 * Populated: every page is written below, and one system call that
+	 * allocates them all is cheaper than a page fault for each.
+	 */
 	st->base = mmap(NULL, st->size, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (st->base == MAP_FAILED)
 	{
 		st->base = NULL;
@@ -210,7 +217,12 @@ symbol_address(LinkState *st, uint32_t symi, uint64_t *addr)
 
 		if (ELF64_ST_TYPE(sym->st_info) == STT_TLS)
 			return fail(st, "thread-local symbol %s", symbol_name(st, sym));
-		p = dlsym(RTLD_DEFAULT, symbol_name(st, sym));
+		p = NULL;
+		for (int k = 0; k < st->nknown && p == NULL; k++)
+			if (strcmp(st->known[k].name, symbol_name(st, sym)) == 0)
+				p = st->known[k].addr;
+		if (p == NULL)
+			p = dlsym(RTLD_DEFAULT, symbol_name(st, sym));
 		if (p == NULL)
 			return fail(st, "undefined symbol %s", symbol_name(st, sym));
 		*addr = (uint64_t) (uintptr_t) p;
@@ -424,12 +436,24 @@ bool
 btjit_object_link(const char *image, size_t len, const char *const *names,
 				  void **addrs, int nnames, char *why, size_t whylen)
 {
+	return btjit_object_link_known(image, len, names, addrs, nnames, NULL, 0,
+								   why, whylen);
+}
+
+bool
+btjit_object_link_known(const char *image, size_t len,
+						const char *const *names, void **addrs, int nnames,
+						const BtjitObjectSymbol *known, int nknown,
+						char *why, size_t whylen)
+{
 	LinkState	st;
 	bool		ok;
 
 	memset(&st, 0, sizeof(st));
 	st.image = image;
 	st.len = len;
+	st.known = known;
+	st.nknown = nknown;
 	st.why = why;
 	st.whylen = whylen;
 	why[0] = '\0';

@@ -141,6 +141,42 @@ test_links(const char *label, const char *path)
 	check(strncmp(perms, "r-x", 3) == 0, what, perms);
 }
 
+/* A stand-in for host_add and host_scale, given to the linker by address. */
+static int	known_scale = 5;
+
+static int
+known_mul(int a, int b)
+{
+	return a * b;
+}
+
+/*
+ * Undefined symbols found in the caller's table are taken from there, not
+ * from dlsym; the others still come from dlsym.
+ */
+static void
+test_known(const char *path)
+{
+	size_t		len;
+	char	   *img = slurp(path, &len);
+	void	   *addr[NNAMES];
+	char		why[256];
+	const BtjitObjectSymbol known_fn[] = {{"host_add", (void *) known_mul}};
+	const BtjitObjectSymbol known_both[] = {{"host_scale", (void *) &known_scale},
+	{"host_add", (void *) known_mul}};
+	int			ok;
+
+	ok = btjit_object_link_known(img, len, names, addr, NNAMES,
+								 known_fn, 1, why, sizeof(why));
+	check(ok && ((int2_fn) addr[0]) (2, 5) == 30,
+		  "known function used, the data symbol from dlsym", why);
+	ok = btjit_object_link_known(img, len, names, addr, NNAMES,
+								 known_both, 2, why, sizeof(why));
+	check(ok && ((int2_fn) addr[0]) (2, 5) == 50,
+		  "known function and data used", why);
+	free(img);
+}
+
 static void
 test_refused(const char *label, const char *path, const char *want)
 {
@@ -217,6 +253,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	test_links("large code model", argv[1]);
+	test_known(argv[1]);
 	/* PC-relative references to the host cannot reach an arbitrary mapping */
 	test_refused("small code model", argv[2], "out of range");
 	test_refused("PIC (GOT-relative)", argv[3], "is not supported");

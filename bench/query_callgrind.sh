@@ -16,19 +16,26 @@
 # arm, and the functions whose cost differs most between off and each on arm
 # (self cost, instructions).
 #
-#   bench/query_callgrind.sh [--pg 17|18] [--keep]
+#   bench/query_callgrind.sh [--pg 15|17|18] [--keep] [--cache-sim]
 #
-# Runs inside that version's chroot (test/lib/chroot.sh) against the module
-# installed there (bench/run --pg N, or make install in the chroot, first);
-# the cluster is a throwaway one under the chroot's /var/tmp, removed at the
+# --cache-sim adds callgrind's cache model (a generic CPU's, not this
+# machine's: there are no counters here) and prints simulated I1, D1 and
+# last-level misses per query: first-touch costs that instructions miss.
+# With --pg 15 (the default) it runs on this machine, against the server of
+# $PG_CONFIG (default pg_config) and the module installed there (bench/run,
+# or make install, first); with 17 or 18 inside that version's chroot
+# (test/lib/chroot.sh) against the module installed there (bench/run --pg
+# N, or make install in the chroot, first).  The cluster is a throwaway one
+# under (the chroot's) /var/tmp on port 54999, removed at the
 # end (--keep keeps it and the profiles, and says where).  About 2 minutes.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 
-if [[ ${1:-} == --in-chroot ]]; then
+if [[ ${1:-} == --here ]]; then
 	keep=$2
-	B=$(pg_config --bindir)
+	cachesim=$3
+	B=$("${PG_CONFIG:-pg_config}" --bindir)
 	D=$(mktemp -d /var/tmp/btjit-qcg.XXXXXX)
 	chmod 755 "$D"
 	mkdir -p "$D/sock" "$D/cg"
@@ -59,7 +66,7 @@ if [[ ${1:-} == --in-chroot ]]; then
 	stop
 	rm -rf "$D/data/btree_jit_cache"
 	(cd "$D" && setsid runuser -u postgres -- valgrind --tool=callgrind \
-		--smc-check=all --callgrind-out-file="$D/cg/cg.%p" \
+		--smc-check=all --cache-sim="$cachesim" --callgrind-out-file="$D/cg/cg.%p" \
 		--dump-before=pg_sleep --log-file="$D/cg/vg.%p.log" \
 		"$B/postgres" -D "$D/data" </dev/null >"$D/vg-server.log" 2>&1 &)
 	for _ in $(seq 1 300); do
@@ -92,15 +99,21 @@ if [[ ${1:-} == --in-chroot ]]; then
 	exit 0
 fi
 
-pg=17
+pg=15
 keep=0
+cachesim=no
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--pg) pg=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
-	*) echo "usage: $0 [--pg 17|18] [--keep]" >&2; exit 2 ;;
+	--cache-sim) cachesim=yes; shift ;;
+	*) echo "usage: $0 [--pg 15|17|18] [--keep] [--cache-sim]" >&2; exit 2 ;;
 	esac
 done
+if [[ $pg == 15 ]]; then
+	command -v valgrind >/dev/null || { echo "valgrind is not installed (test/deps.sh)" >&2; exit 2; }
+	PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config} exec bash "$0" --here "$keep" "$cachesim"
+fi
 # shellcheck source=../test/lib/chroot.sh
 source "$root/test/lib/chroot.sh"
 chroot_ensure "$pg" >/dev/null
@@ -110,4 +123,4 @@ exec 9>"$BTJIT_CHROOT_CACHE/.matrix.lock"
 flock 9
 chroot_bind "$pg" "$root" /build/btree_jit_qcg
 chroot_run "$pg" env PATH="$(dirname "$(chroot_pg_config "$pg")"):/usr/sbin:/usr/bin:/sbin:/bin" \
-	bash /build/btree_jit_qcg/bench/query_callgrind.sh --in-chroot "$keep"
+	bash /build/btree_jit_qcg/bench/query_callgrind.sh --here "$keep" "$cachesim"

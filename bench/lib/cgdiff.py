@@ -49,6 +49,23 @@ def self_costs(path):
     return cost
 
 
+def summary_events(path):
+    """{event: total} from a callgrind file's events: and summary: lines."""
+    if not os.path.exists(path):
+        return {}
+    names, totals = None, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("events:"):
+                names = line.split()[1:]
+            elif line.startswith("summary:"):
+                totals = [int(x) for x in line.split()[1:]]
+                break
+    if not names or not totals:
+        return {}
+    return dict(zip(names, totals))
+
+
 def main():
     d = sys.argv[1]
     arms = [a.split("=", 1) for a in sys.argv[2:]]
@@ -58,6 +75,12 @@ def main():
             path = os.path.join(d, "cg.%s.%d" % (pid, part))
             if os.path.exists(path):
                 parts[(arm, q)] = self_costs(path)
+    events = {}
+    for arm, pid in arms:
+        for q, part in ((1, 2), (2, 3)):
+            ev = summary_events(os.path.join(d, "cg.%s.%d" % (pid, part)))
+            if ev:
+                events[(arm, q)] = ev
     print("instructions per query (callgrind Ir, the backend only):")
     first = arms[0][0]
     for arm, _ in arms:
@@ -75,6 +98,20 @@ def main():
                 extra = " (%+d, %+.2f%%)" % (total - b, 100.0 * (total - b) / b)
             row.append("query %d %d%s" % (q, total, extra))
         print("  %-5s %s" % (arm, "; ".join(row)))
+    if any(len(ev) > 1 for ev in events.values()):
+        # --cache-sim: callgrind's model of a generic CPU's caches, not this
+        # machine's counters
+        print("\nsimulated cache misses per query (I1, D1 read+write, last level"
+              " instruction+data):")
+        for arm, _ in arms:
+            row = []
+            for q in (1, 2):
+                ev = events.get((arm, q), {})
+                i1 = ev.get("I1mr", 0)
+                d1 = ev.get("D1mr", 0) + ev.get("D1mw", 0)
+                ll = ev.get("ILmr", 0) + ev.get("DLmr", 0) + ev.get("DLmw", 0)
+                row.append("query %d I1 %d, D1 %d, LL %d" % (q, i1, d1, ll))
+            print("  %-5s %s" % (arm, "; ".join(row)))
     for arm, _ in arms[1:]:
         for q in (1, 2):
             a, b = parts.get((first, q)), parts.get((arm, q))

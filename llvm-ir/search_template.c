@@ -1098,16 +1098,23 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 }
 
 /*
- * Whether the proc returns a difference of its arguments rather than
- * -1/0/+1: btint2cmp, btboolcmp and btcharcmp (their own type on both
- * sides) do.
+ * Whether a column of this kind has a proc that returns a difference of
+ * its arguments rather than -1/0/+1: btint2cmp, btboolcmp and btcharcmp
+ * (their own type on both sides) do; the cross-type procs of their
+ * families do not.
  */
+static inline __attribute__((always_inline)) bool
+btjit_kind_may_diff(int kind)
+{
+	return kind == BTJIT_KIND_INT16 || kind == BTJIT_KIND_BOOL ||
+		kind == BTJIT_KIND_UINT8;
+}
+
+/* Whether the proc reading the argument as argkind is such a proc. */
 static inline __attribute__((always_inline)) bool
 btjit_proc_is_difference(const BtjitColumnShape *col, int argkind)
 {
-	return argkind == col->kind &&
-		(col->kind == BTJIT_KIND_INT16 || col->kind == BTJIT_KIND_BOOL ||
-		 col->kind == BTJIT_KIND_UINT8);
+	return argkind == col->kind && btjit_kind_may_diff(col->kind);
 }
 
 /*
@@ -1388,13 +1395,6 @@ btjit_entry(void *rel, void *scankey, int buf, uint64 *counters)
  * whatever the C library's memcmp() returns.  Returns false if a called
  * proc returned NULL.
  */
-static inline __attribute__((always_inline)) bool
-btjit_kind_may_diff(int kind)
-{
-	return kind == BTJIT_KIND_INT16 || kind == BTJIT_KIND_BOOL ||
-		kind == BTJIT_KIND_UINT8;
-}
-
 static inline __attribute__((always_inline)) bool
 btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 {

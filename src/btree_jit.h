@@ -286,7 +286,6 @@ extern void btjit_compile_totals(uint64 *compiles, uint64 *failures);
 extern struct BtjitCode *btjit_code_for_shape(const BtjitShape *shape,
 											  bool inline_only,
 											  char *why, size_t whylen);
-extern bool btjit_index_compile_done(const BtjitIndex *ix);
 
 /*
  * ---- Cluster-wide statistics (indexstats.c) ----
@@ -414,6 +413,17 @@ btjit_compile_generation_now(void)
 {
 	return btjit_compile_generation != NULL ?
 		pg_atomic_read_u64(btjit_compile_generation) : 0;
+}
+
+/*
+ * Has the compile worker finished something since this queued index was
+ * last looked at?  One atomic read: btjit_stock_entry asks it on every
+ * search of a queued index.
+ */
+static inline bool
+btjit_index_compile_done(const BtjitIndex *ix)
+{
+	return btjit_compile_generation_now() != ix->queued_generation;
 }
 
 extern void btjit_worker_register(void);

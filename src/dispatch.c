@@ -63,8 +63,7 @@ btjit_index_due(const BtjitIndex *ix)
 {
 	return (ix->state == BTJIT_INDEX_UNKNOWN &&
 			ix->stock_searches >= (uint64) btjit_compile_threshold) ||
-		(ix->state == BTJIT_INDEX_QUEUED &&
-		 btjit_compile_generation_now() != ix->queued_generation);
+		(ix->state == BTJIT_INDEX_QUEUED && btjit_index_compile_done(ix));
 }
 
 /*

@@ -409,17 +409,6 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 }
 
 /*
- * Has the compile worker finished something since this queued index was
- * last looked at?  One atomic read (dispatch.c makes the same test inline
- * on every search of a queued index).
- */
-bool
-btjit_index_compile_done(const BtjitIndex *ix)
-{
-	return btjit_compile_generation_now() != ix->queued_generation;
-}
-
-/*
  * Call cb for every index this backend has state for (sqlfuncs.c), in the
  * order this backend first searched them.
  */

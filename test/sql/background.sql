@@ -16,6 +16,22 @@ SET enable_bitmapscan = off;
 
 SELECT worker_pid IS NOT NULL AS worker_running FROM btree_jit_status();
 
+-- run q every 0.1 s, at most 600 times, while index idx is queued: each
+-- run is a search on the stock path, the dispatcher's chance to notice
+-- that the worker finished
+CREATE FUNCTION wait_while_queued(idx regclass, q text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  st text;
+BEGIN
+  FOR i IN 1..600 LOOP
+    EXECUTE q;
+    SELECT state INTO st FROM btree_jit_index_stats() WHERE indexrelid = idx;
+    EXIT WHEN st <> 'queued';
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+
 -- a shape no other test uses, so that it is not in the object cache:
 -- (int2 DESC NULLS FIRST, int8, timestamptz)
 CREATE TABLE bg_t (a int2, b int8, c timestamptz);
@@ -31,18 +47,7 @@ SELECT state, reason, signature IS NOT NULL AS has_signature
 
 -- wait (at most 60 s) for the worker; every search meanwhile is the stock
 -- path and correct
-DO $$
-DECLARE
-  st text;
-BEGIN
-  FOR i IN 1..600 LOOP
-    PERFORM count(*) FROM bg_t WHERE a = 7 AND b > 100;
-    SELECT state INTO st FROM btree_jit_index_stats()
-     WHERE indexrelid = 'bg_t_idx'::regclass;
-    EXIT WHEN st <> 'queued';
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-END $$;
+SELECT wait_while_queued('bg_t_idx', 'SELECT count(*) FROM bg_t WHERE a = 7 AND b > 100');
 SELECT state, code_source FROM btree_jit_index_stats()
  WHERE indexrelid = 'bg_t_idx'::regclass;
 SELECT count(*) FROM bg_t WHERE a = 7 AND b > 100;
@@ -104,18 +109,7 @@ SELECT count(*) FROM bg_s WHERE b = 3 AND a = 10;
 SELECT s.state = 'jit' OR s.stock_searches > n.n AS counted_while_queued
   FROM btree_jit_index_stats() s, bg_n n WHERE s.indexrelid = 'bg_s_idx'::regclass;
 -- the worker's compile is noticed by a search on the stock path
-DO $$
-DECLARE
-  st text;
-BEGIN
-  FOR i IN 1..600 LOOP
-    PERFORM count(*) FROM bg_s WHERE b = 3 AND a = 10;
-    SELECT state INTO st FROM btree_jit_index_stats()
-     WHERE indexrelid = 'bg_s_idx'::regclass;
-    EXIT WHEN st <> 'queued';
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-END $$;
+SELECT wait_while_queued('bg_s_idx', 'SELECT count(*) FROM bg_s WHERE b = 3 AND a = 10');
 SELECT state, code_source FROM btree_jit_index_stats()
  WHERE indexrelid = 'bg_s_idx'::regclass;
 SELECT * FROM check_queries(ARRAY[
@@ -150,3 +144,4 @@ RESET btree_jit.verify;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 DROP TABLE bg_t, bg_s, bg_r;
+DROP FUNCTION wait_while_queued(regclass, text);

@@ -5,30 +5,32 @@
 #   test/run                  every test (see README.md)
 #   bench/run                 the headline benchmark (see README.md)
 
+# The three build products, one folder of src/ or more each (src/README
+# has the file map):
+#   btree_jit.so        the module: src/btree_jit.c (start-up, settings),
+#                       src/stats/, src/runtime/, src/compile/, src/binpatch/
+#   btree_jit_llvm.so   the compiler library, the only code that links LLVM:
+#                       src/llvm/, loaded by a process on its first compile
+#   search_template.bc  the bitcode template: llvm-ir/
+# src/include/ holds the headers the products share.
 MODULE_big = btree_jit
-OBJS = \
-	src/btree_jit.o \
-	src/locate.o \
-	src/elf_image.o \
-	src/callconv.o \
-	src/refsweep.o \
-	src/redirect.o \
-	src/x86.o \
-	src/dispatch.o \
-	src/keyshape.o \
-	src/jitcache.o \
-	src/indexstats.o \
-	src/compile_loader.o \
-	src/compile_worker.o \
-	src/objcache.o \
-	src/objload.o \
-	src/bitcode.o \
-	src/sqlfuncs.o
+BINPATCH_OBJS = src/binpatch/locate.o src/binpatch/callconv.o \
+	src/binpatch/refsweep.o src/binpatch/elf_image.o \
+	src/binpatch/messages.o src/binpatch/redirect.o src/binpatch/x86.o
+RUNTIME_OBJS = src/runtime/redirects.o src/runtime/dispatch.o \
+	src/runtime/jitcache.o src/runtime/keyshape.o
+COMPILE_OBJS = src/compile/policy.o src/compile/worker.o \
+	src/compile/compiler_lib.o src/compile/objcache.o \
+	src/compile/objload.o src/compile/bitcode.o
+STATS_OBJS = src/stats/indexstats.o src/stats/sqlfuncs.o
+OBJS = src/btree_jit.o $(STATS_OBJS) $(RUNTIME_OBJS) $(COMPILE_OBJS) \
+	$(BINPATCH_OBJS)
 
 # The compiler, the only part that links LLVM, is a library of its own,
-# loaded by a backend when it first compiles (see src/compile_loader.c).
+# loaded by a process when it first compiles (see src/compile/compiler_lib.c).
 COMPILER_LIB = btree_jit_llvm$(DLSUFFIX)
-COMPILER_OBJS = src/compile.o src/bcimport.o src/llvm_error.o src/llvm_bitcode.o
+COMPILER_OBJS = src/llvm/specialise.o src/llvm/bcimport.o \
+	src/llvm/llvm_error.o src/llvm/llvm_bitcode.o
 
 EXTENSION = btree_jit
 DATA = sql/btree_jit--1.0.sql sql/btree_jit--1.0--1.1.sql \
@@ -47,7 +49,7 @@ ifeq ($(strip $(EXTVERSION)),)
 $(error btree_jit.control names no default_version)
 endif
 
-PG_CPPFLAGS = -I$(srcdir)/src -DBTJIT_VERSION='"$(EXTVERSION)"'
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/include -DBTJIT_VERSION='"$(EXTVERSION)"'
 PG_CXXFLAGS = -fno-exceptions
 SHLIB_LINK = -lZydis
 # The compiler links the LLVM the server's own JIT links, as PGXS records
@@ -74,18 +76,23 @@ override CXXFLAGS := $(CXXFLAGS) $(LLVM_CXXFLAGS)
 
 # The template is compiled with the server's own bitcode flags so that the
 # struct layouts it sees are the server's.
-BTJIT_BITCODE_FLAGS = $(BITCODE_CFLAGS) -O2 -Wno-ignored-attributes -I$(srcdir)/src \
+BTJIT_BITCODE_FLAGS = $(BITCODE_CFLAGS) -O2 -Wno-ignored-attributes -I$(srcdir)/src/include \
 	-I$(includedir_server) -I$(includedir_internal) $(CPPFLAGS)
 
-# PGXS does not track header dependencies; the module's structs are shared
-# by every file, so a header change must rebuild everything.
-$(OBJS) $(COMPILER_OBJS): $(wildcard src/*.h)
+# PGXS does not track header dependencies; a header change rebuilds every
+# object that may include it (the shared headers of src/include/, and each
+# layer's own).
+$(OBJS) $(COMPILER_OBJS): $(wildcard src/include/*.h)
+$(BINPATCH_OBJS): $(wildcard src/binpatch/*.h)
+$(RUNTIME_OBJS) $(STATS_OBJS) src/btree_jit.o: $(wildcard src/runtime/*.h src/stats/*.h src/binpatch/binpatch.h)
+$(RUNTIME_OBJS) $(STATS_OBJS) $(COMPILE_OBJS) src/btree_jit.o: $(wildcard src/compile/*.h)
+$(COMPILER_OBJS): $(wildcard src/llvm/*.h)
 
 $(COMPILER_LIB): $(COMPILER_OBJS)
 	$(CXX) $(CFLAGS) $(CFLAGS_SL) -shared -o $@ $(COMPILER_OBJS) \
 		$(LDFLAGS) $(LDFLAGS_SL) $(COMPILER_LINK)
 
-llvm-ir/%.bc: llvm-ir/%.c src/shape.h
+llvm-ir/%.bc: llvm-ir/%.c $(wildcard src/include/*.h)
 	$(CLANG) $(BTJIT_BITCODE_FLAGS) -emit-llvm -c $< -o $@
 
 all: $(TEMPLATES) $(COMPILER_LIB)
@@ -115,9 +122,8 @@ PATCHER_FAKES = test/patcher/fake_fp test/patcher/fake_nofp_cet \
 	test/patcher/fake_addr_taken test/patcher/fake_extra_caller
 
 # The binary-analysis sources the patcher tests link (no PostgreSQL).
-PATCHER_SRCS = src/locate.c src/elf_image.c src/callconv.c src/refsweep.c \
-	src/redirect.c src/x86.c
-PATCHER_HDRS = src/binpatch.h src/locate_int.h src/x86.h
+PATCHER_SRCS = $(BINPATCH_OBJS:.o=.c)
+PATCHER_HDRS = $(wildcard src/binpatch/*.h)
 # scratch files test_patcher writes next to itself (and removes)
 EXTRA_CLEAN += test/patcher/cross_page.bin test/patcher/elf_machine.bin \
 	test/patcher/unknown_build.bin
@@ -126,12 +132,12 @@ EXTRA_CLEAN += test/patcher/cross_page.bin test/patcher/elf_machine.bin \
 # overrides at run time), so that a build for another major, e.g. in a
 # chroot, tests that major's binary.
 test/patcher/test_patcher: test/patcher/test_patcher.c $(PATCHER_SRCS) $(PATCHER_HDRS) $(PATCHER_FAKES)
-	$(CC) -O1 -g -Wall -I$(srcdir)/src \
+	$(CC) -O1 -g -Wall -I$(srcdir)/src/binpatch \
 		-DDEFAULT_SERVER=\"$(bindir)/postgres\" -DDEFAULT_MAJOR=$(MAJORVERSION) \
 		-o $@ test/patcher/test_patcher.c $(PATCHER_SRCS) -lZydis
 
 PATCHER_FAKE_SRC = test/patcher/fake_server.c $(PATCHER_SRCS) $(PATCHER_HDRS)
-PATCHER_FAKE_CC = $(CC) -O2 -g -Wall -rdynamic -I$(srcdir)/src -o $@ \
+PATCHER_FAKE_CC = $(CC) -O2 -g -Wall -rdynamic -I$(srcdir)/src/binpatch -o $@ \
 	test/patcher/fake_server.c $(PATCHER_SRCS) -lZydis
 
 test/patcher/fake_fp: $(PATCHER_FAKE_SRC)
@@ -162,8 +168,8 @@ test/objload/fixture_pic.o: test/objload/fixture.c
 test/objload/fixture_missing.o: test/objload/fixture.c
 	$(OBJLOAD_FIXTURE_CC) -fno-pic -mcmodel=large -DNEED_MISSING
 
-test/objload/test_objload: test/objload/test_objload.c src/objload.c src/objload.h $(OBJLOAD_FIXTURES)
-	$(CC) -O1 -g -Wall -rdynamic -I$(srcdir)/src -o $@ test/objload/test_objload.c src/objload.c -ldl
+test/objload/test_objload: test/objload/test_objload.c src/compile/objload.c src/compile/objload.h $(OBJLOAD_FIXTURES)
+	$(CC) -O1 -g -Wall -rdynamic -I$(srcdir)/src/compile -o $@ test/objload/test_objload.c src/compile/objload.c -ldl
 
 # Unit tests of the bitcode import rules (bcimport.c) outside PostgreSQL,
 # on fixture.c compiled to bitcode by the server's clang; the same program
@@ -171,18 +177,25 @@ test/objload/test_objload: test/objload/test_objload.c src/objload.c src/objload
 test/bcimport/fixture.bc: test/bcimport/fixture.c
 	$(CLANG) -O1 -emit-llvm -c -o $@ $<
 
-test/bcimport/test_bcimport: test/bcimport/test_bcimport.c src/bcimport.c src/bcimport.h src/llvm_bitcode.o test/bcimport/fixture.bc
-	$(CC) -O1 -g -Wall -I$(srcdir)/src $(LLVM_CPPFLAGS) -c -o test/bcimport/test_bcimport.o test/bcimport/test_bcimport.c
-	$(CC) -O1 -g -Wall -I$(srcdir)/src $(LLVM_CPPFLAGS) -c -o test/bcimport/bcimport.o src/bcimport.c
-	$(CXX) -o $@ test/bcimport/test_bcimport.o test/bcimport/bcimport.o src/llvm_bitcode.o \
+test/bcimport/test_bcimport: test/bcimport/test_bcimport.c src/llvm/bcimport.c src/llvm/bcimport.h src/llvm/llvm_bitcode.o test/bcimport/fixture.bc
+	$(CC) -O1 -g -Wall -I$(srcdir)/src/llvm -I$(srcdir)/src/include $(LLVM_CPPFLAGS) -c -o test/bcimport/test_bcimport.o test/bcimport/test_bcimport.c
+	$(CC) -O1 -g -Wall -I$(srcdir)/src/llvm -I$(srcdir)/src/include $(LLVM_CPPFLAGS) -c -o test/bcimport/bcimport.o src/llvm/bcimport.c
+	$(CXX) -o $@ test/bcimport/test_bcimport.o test/bcimport/bcimport.o src/llvm/llvm_bitcode.o \
 		$(LDFLAGS) $(COMPILER_LINK)
 	rm -f test/bcimport/test_bcimport.o test/bcimport/bcimport.o
 
 # The binary-level unit tests, outside PostgreSQL: the patcher, the object
 # loader and the bitcode import rules.
-patcher-check: test/patcher/test_patcher test/objload/test_objload test/bcimport/test_bcimport
+unitcheck: test/patcher/test_patcher test/objload/test_objload test/bcimport/test_bcimport
 	test/patcher/test_patcher
 	test/objload/test_objload $(OBJLOAD_FIXTURES)
 	test/bcimport/test_bcimport test/bcimport/fixture.bc
 
-.PHONY: install-templates install-compiler installdirs-templates uninstall-templates patcher-check
+.PHONY: install-templates install-compiler installdirs-templates uninstall-templates unitcheck
+
+# The object lists, for test/lib/link_cycles.py (the layering check).
+print-objs:
+	@echo OBJS=$(OBJS)
+	@echo COMPILER_OBJS=$(COMPILER_OBJS)
+
+.PHONY: print-objs

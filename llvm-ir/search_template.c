@@ -1,27 +1,32 @@
 /*-------------------------------------------------------------------------
  *
  * search_template.c
- *	  The page search template: _bt_binsrch and _bt_compare fused, generic
- *	  over a constant key shape.
+ *	  The template of everything a key shape compiles to: the page search
+ *	  (_bt_binsrch) fused with its comparator, _bt_compare, the insertion
+ *	  search (_bt_binsrch_insert) and, on PostgreSQL 15, the scan-key checks
+ *	  (_bt_checkkeys), generic over a constant key shape.
  *
- * Compiled by clang-14 to bitcode at build time, against the server's
- * headers, so struct layouts and the header's inline accessors are the
- * server's own.  It is never linked into the module: at run time compile.c
- * loads the bitcode, gives btjit_shape_param a constant initializer
- * describing one index's key shape, and optimises.  Every test on the
- * shape then folds away, the per-column loops unroll, and what is left is
- * the page search for exactly that shape: fixed-offset loads of the key
- * columns up to the first variable-length one, then a walk over the tuple
- * as index_getattr does it; inline compares for the kinds that have them
- * (integers, floats, uuid, byte-ordered strings), and for any other column
- * a direct call of the scankey's own comparison proc, or, when the compiler
- * imported that proc's body from the server's bitcode, the inlined body
- * behind a guard on the scankey's fn_addr.
+ * Compiled to bitcode at build time by the clang the server's own JIT was
+ * built with (PGXS's CLANG), against the server's headers, so struct
+ * layouts and the headers' inline accessors are the server's own.  It is
+ * never linked into the module: at run time llvm/specialise.c loads the
+ * bitcode, gives btjit_shape_param a constant initializer describing one
+ * index's key shape, and optimises.  Every test on the shape then folds
+ * away, the per-column loops unroll, and what is left is the code for
+ * exactly that shape: fixed-offset loads of the key columns up to the first
+ * variable-length one, then a walk over the tuple as index_getattr does it;
+ * inline compares for the kinds that have them (integers, floats, uuid,
+ * byte-ordered strings), and for any other column a direct call of the
+ * scankey's own comparison proc, or, when the compiler imported that proc's
+ * body from the server's bitcode (llvm/bcimport.c), the inlined body behind
+ * a guard on the scankey's fn_addr.  The entry points and the module's
+ * callbacks are declared once, in include/code_abi.h.
  *
- * The function must return what _bt_binsrch returns for every input the
- * server can give it, or BTJIT_DECLINE for scankeys outside the shape (the
- * dispatcher then runs the stock path).  The rules, per PostgreSQL
- * version, are in src/README, "The contract".
+ * Each entry must return what the server's function returns for every
+ * input the server can give it, or decline (BTJIT_DECLINE, or a call of the
+ * module's callback) for a call outside the shape, which then runs the
+ * stock path.  The rules, per PostgreSQL version, are in src/README, "The
+ * contract".
  *
  *-------------------------------------------------------------------------
  */
@@ -36,6 +41,7 @@
 #include "utils/fmgroids.h"
 
 #include "pg_compat.h"
+#include "code_abi.h"
 #include "shape.h"
 
 /* Bound by the specialiser; never defined in C. */
@@ -118,17 +124,6 @@ int32		btjit_compare_entry(void *rel, void *scankey, const char *page,
 uint16		btjit_insert_entry(void *rel, void *insertstate, uint64 *counters);
 bool		btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 							  bool *continuescan, uint64 *counters);
-
-/* In the module: run the stock path for a declined search or compare. */
-extern uint16 btjit_declined(void *rel, void *scankey, int buf,
-							 uint64 *counters);
-extern int32 btjit_compare_declined(void *rel, void *scankey, const char *page,
-									uint32 offnum, uint64 *counters);
-extern uint16 btjit_insert_declined(void *rel, void *insertstate,
-									uint64 *counters);
-extern bool btjit_check_declined(void *scan, void *tuple, int tupnatts,
-								 int dir, bool *continuescan,
-								 uint64 *counters);
 
 /*
  * A stored value widened to int64 the way the comparison proc sees it:

@@ -17,7 +17,7 @@
 #   build      make + make install into the chroot's server
 #   status     a cluster with the module preloaded: btree_jit_status()
 #              must say active, with the located _bt_binsrch and call sites
-#   patcher    make patcher-check against that server's binary
+#   patcher    make unitcheck against that server's binary
 #   regress    test/regress.sh, the project's pg_regress suite
 #   server     test/server_regress.sh verify: the server's own regression
 #              suite without the module and with it + verify (the long
@@ -110,7 +110,7 @@ in_chroot() {
 		read -r a n addr <"$logdir/status.row"
 		echo "status_row=$a $n $addr" >>"$result"
 	fi
-	in_step patcher make PG_CONFIG="$PG_CONFIG" patcher-check || fail=1
+	in_step patcher make PG_CONFIG="$PG_CONFIG" unitcheck || fail=1
 	in_step regress bash test/regress.sh || fail=1
 	in_step server bash test/server_regress.sh verify || fail=1
 	if [[ -f test/results/server_regress/summary ]]; then

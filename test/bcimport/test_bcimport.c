@@ -1,6 +1,6 @@
 /*
  * test_bcimport.c - the rules for importing code from the server's bitcode
- * (src/bcimport.c), outside the server.
+ * (src/llvm/bcimport.c), outside the server.
  *
  *   test_bcimport FIXTURE.bc
  *	   Apply the rules to the functions of fixture.c and check each verdict

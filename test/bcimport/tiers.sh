@@ -29,7 +29,7 @@ exports=$work/exports.txt
 chmod a+r "$exports"
 
 # the procs with a hand-written inline kind: keyshape.c's table
-inline_names=$(grep -o '{F_[A-Z0-9_]*' "$root/src/keyshape.c" | sed 's/{F_//' | sort -u | tr '\n' ' ')
+inline_names=$(grep -o '{F_[A-Z0-9_]*' "$root/src/runtime/keyshape.c" | sed 's/{F_//' | sort -u | tr '\n' ' ')
 
 # every BTORDER_PROC (support function 1) of a btree operator family
 psql_as -At -F '|' -d postgres -c "

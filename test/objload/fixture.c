@@ -1,6 +1,6 @@
 /*
  * test/objload/fixture.c - compiled by clang-14 into relocatable objects in
- * several code models; test_objload.c links them with src/objload.c and
+ * several code models; test_objload.c links them with src/compile/objload.c and
  * calls them.  It exercises what LLVM's output for a key shape contains
  * (calls to and loads from the host process, a jump table, constants in
  * read-only data) plus writable data and zero-initialised data.

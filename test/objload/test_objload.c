@@ -1,5 +1,5 @@
 /*
- * test/objload/test_objload.c - unit tests of src/objload.c, the loader
+ * test/objload/test_objload.c - unit tests of src/compile/objload.c, the loader
  * that links cached compiled shapes without LLVM.
  *
  *   test_objload LARGE.o SMALL.o PIC.o MISSING.o

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locate_int.h"
+#include "binpatch_int.h"
 
 #ifndef SHT_RELR
 #define SHT_RELR 19

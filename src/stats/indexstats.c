@@ -4,10 +4,11 @@
  *	  Cluster-wide statistics in shared memory: per-index counters, in the
  *	  manner of pg_stat_statements, and the cluster totals.
  *
- * The dispatcher counts in the backend's own per-index state (jitcache.c)
+ * The dispatcher counts in the backend's own per-index state
+ * (runtime/jitcache.c)
  * and never touches shared memory.  At the end of a top-level transaction
  * (at most once a second: BTJIT_STATS_FLUSH_INTERVAL_MS), at backend exit
- * (jitcache.c's exit callback), and before this backend reads the
+ * (an exit callback registered here), and before this backend reads the
  * statistics, btjit_stats_flush() adds what each index's counters gained
  * since the last flush to a shared hash keyed by (database, index), and to
  * the cluster totals; an index whose counters did not move costs a
@@ -46,7 +47,10 @@
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
-#include "btree_jit.h"
+#include "runtime/runtime.h"
+#include "stats/stats.h"
+
+int			btjit_max_indexes = 5000;
 
 /* fraction of entries evicted when the hash is full */
 #define BTJIT_EVICT_FRACTION	0.05
@@ -69,7 +73,7 @@ typedef struct BtjitStatsEntry
 	BtjitIndexStats counts;
 	double		usage;			/* eviction order: lowest first */
 	BtjitIndexState state;		/* as the last backend to report saw it */
-	char		reason[192];
+	char		reason[BTJIT_REASON_LEN];
 	char		signature[BTJIT_SIGNATURE_LEN];
 	double		last_compile_ms;	/* -1: no code yet */
 	bool		last_from_object_cache;
@@ -107,6 +111,7 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static void btjit_stats_shmem_request(void);
 static void btjit_stats_shmem_startup(void);
 static void btjit_stats_xact_callback(XactEvent event, void *arg);
+static void btjit_stats_exit(int code, Datum arg);
 
 /*
  * Called from _PG_init in the postmaster: ask for the shared memory, attach
@@ -184,7 +189,20 @@ btjit_stats_shmem_startup(void)
 static void
 btjit_stats_xact_callback(XactEvent event, void *arg)
 {
+	static bool exit_registered = false;
 	TimestampTz now;
+
+	/*
+	 * The exit flush is registered by the first transaction end a backend
+	 * reaches: every index search happens inside a transaction, so no count
+	 * can precede it, and a registration in the postmaster would not reach
+	 * backends (a child starts with an empty list of exit callbacks).
+	 */
+	if (!exit_registered)
+	{
+		before_shmem_exit(btjit_stats_exit, (Datum) 0);
+		exit_registered = true;
+	}
 
 	switch (event)
 	{
@@ -207,28 +225,18 @@ btjit_stats_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* At backend exit: flush this backend's counters. */
+static void
+btjit_stats_exit(int code, Datum arg)
+{
+	btjit_stats_flush();
+}
+
 /* The counters of ix not flushed yet, into delta; false if there are none. */
 static bool
 btjit_index_delta(const BtjitIndex *ix, BtjitIndexStats *delta)
 {
-	delta->jit_searches = ix->jit_searches - ix->flushed.jit_searches;
-	delta->stock_searches = ix->stock_searches - ix->flushed.stock_searches;
-	delta->declined_searches = ix->declined_searches - ix->flushed.declined_searches;
-	delta->verified_searches = ix->verified_searches - ix->flushed.verified_searches;
-	delta->jit_compares = ix->jit_compares - ix->flushed.jit_compares;
-	delta->verified_compares = ix->verified_compares - ix->flushed.verified_compares;
-	delta->jit_inserts = ix->jit_inserts - ix->flushed.jit_inserts;
-	delta->verified_inserts = ix->verified_inserts - ix->flushed.verified_inserts;
-	delta->jit_checks = ix->jit_checks - ix->flushed.jit_checks;
-	delta->verified_checks = ix->verified_checks - ix->flushed.verified_checks;
-	delta->compiles = ix->compiles - ix->flushed.compiles;
-	delta->compile_failures = ix->compile_failures - ix->flushed.compile_failures;
-	return (delta->jit_searches | delta->stock_searches |
-			delta->declined_searches | delta->verified_searches |
-			delta->jit_compares | delta->verified_compares |
-			delta->jit_inserts | delta->verified_inserts |
-			delta->jit_checks | delta->verified_checks |
-			delta->compiles | delta->compile_failures) != 0 ||
+	return btjit_counts_sub(&ix->counts, &ix->flushed, delta) ||
 		ix->stats_state_changed;
 }
 
@@ -303,18 +311,7 @@ btjit_entry_add(BtjitStatsEntry *entry, const BtjitIndex *ix,
 				const BtjitIndexStats *delta, bool set_state)
 {
 	SpinLockAcquire(&entry->mutex);
-	entry->counts.jit_searches += delta->jit_searches;
-	entry->counts.stock_searches += delta->stock_searches;
-	entry->counts.declined_searches += delta->declined_searches;
-	entry->counts.verified_searches += delta->verified_searches;
-	entry->counts.jit_compares += delta->jit_compares;
-	entry->counts.verified_compares += delta->verified_compares;
-	entry->counts.jit_inserts += delta->jit_inserts;
-	entry->counts.verified_inserts += delta->verified_inserts;
-	entry->counts.jit_checks += delta->jit_checks;
-	entry->counts.verified_checks += delta->verified_checks;
-	entry->counts.compiles += delta->compiles;
-	entry->counts.compile_failures += delta->compile_failures;
+	btjit_counts_add(&entry->counts, delta);
 	entry->usage += (double) (delta->jit_searches + delta->stock_searches);
 	if (set_state)
 		btjit_entry_set_state(entry, ix);
@@ -385,18 +382,7 @@ btjit_flush_index(BtjitIndex *ix, bool exclusive)
 		btjit_entry_add(entry, ix, &delta, !found || ix->stats_state_changed);
 	}
 
-	ix->flushed.jit_searches = ix->jit_searches;
-	ix->flushed.stock_searches = ix->stock_searches;
-	ix->flushed.declined_searches = ix->declined_searches;
-	ix->flushed.verified_searches = ix->verified_searches;
-	ix->flushed.jit_compares = ix->jit_compares;
-	ix->flushed.verified_compares = ix->verified_compares;
-	ix->flushed.jit_inserts = ix->jit_inserts;
-	ix->flushed.verified_inserts = ix->verified_inserts;
-	ix->flushed.jit_checks = ix->jit_checks;
-	ix->flushed.verified_checks = ix->verified_checks;
-	ix->flushed.compiles = ix->compiles;
-	ix->flushed.compile_failures = ix->compile_failures;
+	ix->flushed = ix->counts;
 	ix->stats_state_changed = false;
 
 	pg_atomic_fetch_add_u64(&btjit_stats->jit_searches, delta.jit_searches);

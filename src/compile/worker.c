@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * compile_worker.c
+ * worker.c
  *	  The compile queue in shared memory and the background worker that
  *	  empties it, so that no query waits for LLVM.
  *
@@ -96,7 +96,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "btree_jit.h"
+#include "compile/compile_int.h"
 
 /* The compile child's nice value (see btjit_compile_child). */
 #define BTJIT_COMPILE_NICE		10
@@ -136,14 +136,14 @@ typedef struct BtjitQueueEntry
 	int			holder_procno;	/* its PGPROC */
 	TimestampTz queued_at;
 	TimestampTz holder_idle_since;	/* worker: holder seen idle since, or 0 */
-	char		key[17];
+	char		key[BTJIT_OBJECT_KEY_LEN];
 	BtjitShape	shape;
 } BtjitQueueEntry;
 
 typedef struct BtjitFailedShape
 {
-	char		key[17];
-	char		why[192];
+	char		key[BTJIT_OBJECT_KEY_LEN];
+	char		why[BTJIT_REASON_LEN];
 } BtjitFailedShape;
 
 typedef struct BtjitCompileShared
@@ -169,7 +169,9 @@ typedef struct BtjitCompileShared
 
 static BtjitCompileShared *btjit_compile_shared = NULL;
 
-/* Read by the dispatcher's stock path (btree_jit.h); NULL without shmem. */
+int			btjit_compile_queue_size = 64;
+
+/* Read by the dispatcher's stock path (compile.h); NULL without shmem. */
 pg_atomic_uint64 *btjit_compile_generation = NULL;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
@@ -182,7 +184,7 @@ static bool btjit_compiler_preloaded = false;
 static pid_t btjit_child_pid = 0;
 
 /* In the worker: object keys already in the warm-start list. */
-static char (*btjit_listed_keys)[17] = NULL;
+static char (*btjit_listed_keys)[BTJIT_OBJECT_KEY_LEN] = NULL;
 static int	btjit_nlisted = 0;
 
 /*
@@ -209,13 +211,13 @@ btjit_compile_shmem_size(void)
 
 /*
  * Called by _PG_init in the postmaster: shared memory and the worker.
- * The worker needs no database: a shape is self-contained (compile.c reads
+ * The worker needs no database: a shape is self-contained (the compiler reads
  * no catalog; the procs a shape names are called through the scankey at
  * search time).  It starts with the postmaster and, if it exits, is
  * started again after bgw_restart_time.
  */
 void
-btjit_worker_register(void)
+btjit_worker_register(bool module_active)
 {
 	BackgroundWorker worker;
 
@@ -228,7 +230,7 @@ btjit_worker_register(void)
 	 * Single-user mode has no workers, and an inactive module compiles
 	 * nothing: backends find no worker and compile inline (or not at all).
 	 */
-	if (!IsPostmasterEnvironment || !btjit_module.active)
+	if (!IsPostmasterEnvironment || !module_active)
 		return;
 
 	memset(&worker, 0, sizeof(worker));
@@ -611,7 +613,7 @@ typedef struct BtjitChildReport
 {
 	bool		ok;
 	double		compile_ms;
-	char		why[192];
+	char		why[BTJIT_REASON_LEN];
 } BtjitChildReport;
 
 /* Kill a compile child left running when the worker exits. */
@@ -669,7 +671,7 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 
 	memset(&report, 0, sizeof(report));
 
-	if (btjit_compile_fault == BTJIT_COMPILE_FAULT_SLOW)
+	if (btjit_compile_fault == BTJIT_COMPILE_FAULT_SETTING_SLOW)
 		pg_usleep(3000000L);
 
 	INSTR_TIME_SET_CURRENT(start);
@@ -928,14 +930,15 @@ btjit_compile_worker_main(Datum arg)
 	cs->worker_latch = MyLatch;
 	LWLockRelease(cs->lock);
 
-	if (btjit_module.active && btjit_object_cache)
+	/* registered only when the module is active (btjit_worker_register) */
+	if (btjit_object_cache)
 		btjit_warm_start();
 
 	for (;;)
 	{
 		BtjitShape	shape;
-		char		key[17];
-		char		why[192];
+		char		key[BTJIT_OBJECT_KEY_LEN];
+		char		why[BTJIT_REASON_LEN];
 		int			attempts;
 		bool		held;
 		double		compile_ms = 0;

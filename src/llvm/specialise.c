@@ -1,36 +1,36 @@
 /*-------------------------------------------------------------------------
  *
- * compile.c
- *	  Specialise the bitcode template for one key shape and load the result
- *	  with LLVM ORC.
+ * specialise.c
+ *	  Specialise the bitcode template for one key shape and compile it with
+ *	  LLVM ORC: the heart of the compiler library, btree_jit_llvm.so.
  *
- * Per backend, on first need (never in the postmaster): one LLVM context
- * holding the parsed template, one target machine for the host, and one
- * LLJIT instance.  Per shape: clone the template, give btjit_shape_param the
- * shape as its constant initializer, give the entry function a name of its
- * own and make everything else internal, optimise (the shape tests
- * fold, the column loops unroll), emit an object file and add it to the
- * LLJIT.
+ * Per process, on first need (never in the postmaster): one target machine
+ * for the host and one LLJIT instance.  Per shape: parse the template into
+ * a context of its own, give btjit_shape_param the shape as its constant
+ * initializer, give the entry functions names of their own and make
+ * everything else internal, fold the shape (sccp, simplifycfg) before the
+ * O2 pipeline (the shape tests fold, the column loops unroll), emit an
+ * object file and add it to the LLJIT.
  *
  * A called column whose proc is a built-in function (the shape names its
  * symbol) gets the proc's body imported from the server's bitcode, when
  * bcimport.c's rules allow: the module that defines it is found through
- * postgres.index.bc, parsed, prepared and linked into the specialised
- * module, and the template's placeholders for that column become the
- * imported copy and the server's own function (the guard).  A column whose
- * import is refused is called, and the reason goes into the object's
- * tier string (BtjitCode.bcinfo, and a function of the object returning it,
- * for backends that link it from the object cache).
+ * postgres.index.bc, parsed, prepared (llvm_bitcode.cpp) and linked into
+ * the specialised module, and the template's placeholders for that column
+ * become the imported copy and the server's own function (the guard).  A
+ * column whose import is refused is called, and the reason goes into the
+ * object's tier string (BtjitCode.bcinfo, and a function of the object
+ * returning it, for processes that link it from the object cache).
  *
- * The object file is also handed back to compile_loader.c, which stores
- * it in the object cache (objcache.c): later backends link it from there
- * without loading LLVM at all.
+ * The object file is also handed back to the module (compile/), which
+ * stores it in the object cache: later backends link it from there without
+ * loading LLVM at all.
  *
- * This file and llvm_error.cpp are the library btree_jit_llvm.so, the only
- * part of the module that links LLVM; compile_loader.c loads it in a
- * backend's first compile, through btjit_compiler_init().  Its interface
- * with the module is compiler.h, the only header of the module's it
- * includes.
+ * The library is the files of src/llvm/, the only part of the module that
+ * links LLVM; compile/compiler_lib.c loads it on a process's first compile,
+ * through btjit_compiler_init().  Its interface with the module is
+ * include/compiler.h; it includes nothing else of the module's but
+ * include/'s shape.h and code_abi.h.
  *
  * Failures are reported as text, never raised: a shape that cannot be
  * compiled leaves its indexes on the stock path.  LLVM's own fatal errors
@@ -667,7 +667,7 @@ btjit_bc_import_all(LLVMModuleRef mod, const BtjitShape *shape,
 	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
 	{
 		const char *sym = shape->cols[i].bcsym;
-		char		iwhy[256];
+		char		iwhy[BTJIT_WHY_LEN];
 		bool		broken = false;
 
 		tiers[i] = BTJIT_BC_NONE;
@@ -887,7 +887,7 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 				 char *why, size_t whylen)
 {
 	bool		broken;
-	char		bwhy[256];
+	char		bwhy[BTJIT_WHY_LEN];
 
 	if (btjit_specialise_once(shape, tmpl, bc, NULL, names, modp, bcinfo,
 							  infolen, &broken, why, whylen))
@@ -1059,7 +1059,7 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 						 const BtjitServerBitcode *bc, bool assembly)
 {
 	BtjitObjectNames names;
-	char		why[256];
+	char		why[BTJIT_WHY_LEN];
 	char		bcinfo[BTJIT_SIGNATURE_LEN];
 	LLVMModuleRef volatile mod = NULL;
 	LLVMMemoryBufferRef volatile buf = NULL;
@@ -1131,7 +1131,7 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	return result;
 }
 
-/* The library's one entry point, found by name by compile_loader.c. */
+/* The library's one entry point, found by name by compile/compiler_lib.c. */
 extern __attribute__((visibility("default"))) void btjit_compiler_init(BtjitCompiler *compiler);
 
 void

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * jitcache.c
- *	  Per-backend caches: compiled code by key shape, index state by index
- *	  OID, and the relation slot table the dispatcher reads first.
+ *	  Per-backend caches: compiled code by key shape, and index state by
+ *	  index OID (the dispatcher's slot table points into it).
  *
  * Many indexes share one shape (every single-int4 primary key has the
  * same), so code is compiled once per shape and looked up by value.  Index
@@ -12,8 +12,8 @@
  * the index again, which costs a shape derivation and a cache lookup.
  *
  * The per-index counters are this backend's record of its searches;
- * indexstats.c adds what they gained to shared memory at each transaction
- * end and, through the exit callback registered here, at backend exit.
+ * stats/indexstats.c reads them (btjit_index_list) and adds what they gained
+ * to shared memory at transaction end and at backend exit.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,15 +24,16 @@
 #include "access/xact.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
-#include "storage/ipc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "btree_jit.h"
+#include "runtime/runtime.h"
 
-BtjitSlot	btjit_slots[BTJIT_SLOTS];
+bool		btjit_enabled = true;
+int			btjit_compile_threshold = 64;
+int			btjit_max_signatures = 64;
 bool		btjit_code_present = false;
 bool		btjit_code_active = false;
 
@@ -47,11 +48,13 @@ static uint64 btjit_ncompiles = 0;
 static uint64 btjit_ncompile_failures = 0;
 
 static void btjit_relcache_callback(Datum arg, Oid relid);
-static void btjit_cache_exit(int code, Datum arg);
 static void btjit_index_examine(Relation rel, BtjitIndex *ix, bool force);
+static BtjitCode *btjit_code_for_shape(const BtjitShape *shape,
+									   bool inline_only,
+									   char *why, size_t whylen);
 
-/* An index has received compiled code (btree_jit.h). */
-void
+/* An index has received compiled code (runtime.h). */
+static void
 btjit_set_code_present(void)
 {
 	btjit_code_present = true;
@@ -83,8 +86,8 @@ btjit_forget_index(BtjitIndex *ix)
 
 /*
  * Relcache invalidation: forget the state of the index (or of every index,
- * for InvalidOid) and empty its slots, so that the next search examines it
- * again.
+ * for InvalidOid), so that the next search examines it again (dispatch.c
+ * empties its slots in a callback of its own).
  */
 static void
 btjit_relcache_callback(Datum arg, Oid relid)
@@ -97,7 +100,6 @@ btjit_relcache_callback(Datum arg, Oid relid)
 		HASH_SEQ_STATUS status;
 		BtjitIndex *ix;
 
-		memset(btjit_slots, 0, sizeof(btjit_slots));
 		hash_seq_init(&status, btjit_index_hash);
 		while ((ix = hash_seq_search(&status)) != NULL)
 			btjit_forget_index(ix);
@@ -108,16 +110,14 @@ btjit_relcache_callback(Datum arg, Oid relid)
 
 		if (ix != NULL)
 			btjit_forget_index(ix);
-		for (int i = 0; i < BTJIT_SLOTS; i++)
-			if (btjit_slots[i].relid == relid)
-				memset(&btjit_slots[i], 0, sizeof(BtjitSlot));
 	}
 }
 
 /*
  * Slow path of the dispatcher (and btree_jit_compile(), which forces the
- * examination): find or create the state of this index, examine it once it
- * has been searched often enough, and remember the state in the slot table.
+ * examination): find or create the state of this index, and examine it
+ * once it has been searched often enough.  The caller points the index's
+ * slot at the result (btjit_dispatch_open).
  */
 BtjitIndex *
 btjit_index_open(Relation rel, bool force)
@@ -134,8 +134,6 @@ btjit_index_open(Relation rel, bool force)
 		ctl.hcxt = TopMemoryContext;
 		btjit_index_hash = hash_create("btree_jit index state", 64, &ctl,
 									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		/* the hash is never freed, so this runs once per backend */
-		before_shmem_exit(btjit_cache_exit, (Datum) 0);
 	}
 
 	/*
@@ -166,29 +164,11 @@ btjit_index_open(Relation rel, bool force)
 	 */
 	if ((ix->state == BTJIT_INDEX_UNKNOWN &&
 		 (force || (btjit_enabled &&
-					ix->stock_searches >= (uint64) btjit_compile_threshold))) ||
+					ix->counts.stock_searches >= (uint64) btjit_compile_threshold))) ||
 		(ix->state == BTJIT_INDEX_QUEUED &&
 		 (force || btjit_index_compile_done(ix))))
 		btjit_index_examine(rel, ix, force);
 
-	/*
-	 * Remember the state in the slot table, settled or not: an index without
-	 * compiled code then costs the dispatcher a slot hit, a test and a
-	 * counter per search in btjit_stock_entry, rather than a hash probe (a
-	 * short connection's catalog searches are all of that kind, and every
-	 * search of an index queued for the compile worker).
-	 */
-	{
-		BtjitSlot  *slot = btjit_slot_for(rel);
-
-		slot->rel = rel;
-		slot->relid = rel->rd_id;
-		slot->entry = ix->fn != NULL ? ix->entry : btjit_stock_entry;
-		slot->cmp_entry = ix->cmp_entry;
-		slot->ins_entry = ix->ins_entry;
-		slot->chk_entry = ix->chk_entry;
-		slot->ix = ix;
-	}
 	return ix;
 }
 
@@ -238,8 +218,8 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 	else
 		btjit_shape_signature(&shape, ix->signature, sizeof(ix->signature));
 	/* the index is charged with a compile it caused, not one it reused */
-	ix->compiles += btjit_ncompiles - ncompiles;
-	ix->compile_failures += btjit_ncompile_failures - nfailures;
+	ix->counts.compiles += btjit_ncompiles - ncompiles;
+	ix->counts.compile_failures += btjit_ncompile_failures - nfailures;
 	if (code != NULL && code->queued)
 	{
 		/* stock path until the compile generation moves past this one */
@@ -298,13 +278,13 @@ btjit_shape_hash(const BtjitShape *shape)
  * backend last looked.  Returns NULL (with why[]) only when the cache is
  * full.
  */
-BtjitCode *
+static BtjitCode *
 btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 					 char *why, size_t whylen)
 {
 	uint32		hash = btjit_shape_hash(shape);
 	BtjitCode  *code;
-	char		cwhy[256];
+	char		cwhy[BTJIT_WHY_LEN];
 	BtjitCompileResult result;
 
 	for (code = btjit_codes; code != NULL; code = code->next)
@@ -384,6 +364,7 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 								code->signature, code->compile_ms)));
 			break;
 		case BTJIT_COMPILE_FAILED:
+		case BTJIT_COMPILE_FAILED_BY_WORKER:
 			btjit_ncompile_failures++;
 			code->fn = NULL;
 			code->entry = NULL;
@@ -397,7 +378,7 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 			 * The worker logged its own failure once for the cluster; a
 			 * compile of this backend's own says so here, once.
 			 */
-			if (strncmp(cwhy, "the compile worker failed", 25) != 0)
+			if (result == BTJIT_COMPILE_FAILED)
 				ereport(WARNING,
 						(errcode(ERRCODE_INTERNAL_ERROR),
 						 errmsg("btree_jit: could not compile key shape %s", code->signature),
@@ -433,16 +414,4 @@ btjit_compile_totals(uint64 *compiles, uint64 *failures)
 {
 	*compiles = btjit_ncompiles;
 	*failures = btjit_ncompile_failures;
-}
-
-/*
- * At backend exit: flush this backend's counters to the shared statistics.
- * Registered when the index hash is created, the first time this backend
- * has anything to count (a registration in the postmaster would not reach
- * backends: a child starts with an empty list of exit callbacks).
- */
-static void
-btjit_cache_exit(int code, Datum arg)
-{
-	btjit_stats_flush();
 }

@@ -6,7 +6,7 @@
  *	  and the preparation of its module for linking.
  *
  * Plain C over LLVM's C API, with no PostgreSQL dependency: the compiler
- * (compile.c) uses it inside the server, and test/bcimport/ checks the
+ * (specialise.c) uses it inside the server, and test/bcimport/ checks the
  * rules on fixtures and measures them on the server's B-tree procs outside
  * it.
  *

@@ -37,7 +37,7 @@
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
 
-#include "btree_jit.h"
+#include "runtime/runtime.h"
 
 /* A comparison proc the compiled code can evaluate inline. */
 typedef struct BtjitProcInfo

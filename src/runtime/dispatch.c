@@ -20,15 +20,124 @@
 #include "postgres.h"
 
 #include "storage/bufmgr.h"
+#include "utils/inval.h"
 #include "utils/rel.h"
 
-#include "btree_jit.h"
+#include "runtime/runtime.h"
+
+bool		btjit_verify = false;
+
+/* enabled and not verify: the dispatcher may tail-call compiled code */
+static bool btjit_fast_ok = true;
+
+/*
+ * Relation -> index state, without a hash probe: a direct-mapped table keyed
+ * by the relcache entry's address.  The address of a relcache entry is
+ * stable for its lifetime (rebuilds happen in place), and the relcache
+ * callback empties slots whenever an index's definition may have changed;
+ * the rd_id check catches an entry freed and its memory reused.
+ */
+#define BTJIT_SLOTS 256
+
+typedef struct BtjitSlot
+{
+	Relation	rel;
+	Oid			relid;
+	BtjitEntryFn entry;			/* ix->entry, or btjit_stock_entry */
+	BtjitCompareEntryFn cmp_entry;	/* ix->cmp_entry, or NULL */
+	BtjitInsertEntryFn ins_entry;	/* ix->ins_entry, or NULL */
+	BtjitCheckEntryFn chk_entry;	/* ix->chk_entry, or NULL */
+	BtjitIndex *ix;
+} pg_attribute_aligned(64) BtjitSlot;	/* a cache line; indexed by a shift */
+
+static BtjitSlot btjit_slots[BTJIT_SLOTS];
+
+static inline BtjitSlot *
+btjit_slot_for(Relation rel)
+{
+	uint64		h = ((uint64) (uintptr_t) rel >> 4) * UINT64CONST(0x9E3779B97F4A7C15);
+
+	return &btjit_slots[h >> (64 - 8)];
+}
+
+static uint16 btjit_stock_entry(void *rel, void *scankey, int buf,
+								uint64 *counters);
 
 static void btjit_verify_search(Relation rel, BTScanInsert key, Buffer buf,
 								BtjitIndex *ix, int jit_result);
 static pg_noinline OffsetNumber btjit_dispatch_slow(Relation rel,
 													BTScanInsert key,
 													Buffer buf);
+
+/*
+ * Keep btjit_fast_ok = enabled && !verify for the page search's one test,
+ * and btjit_code_active = enabled && btjit_code_present for the other
+ * dispatchers' (GUC assign hooks).
+ */
+void
+btjit_assign_enabled(bool newval, void *extra)
+{
+	btjit_fast_ok = newval && !btjit_verify;
+	btjit_code_active = newval && btjit_code_present;
+}
+
+void
+btjit_assign_verify(bool newval, void *extra)
+{
+	btjit_fast_ok = btjit_enabled && !newval;
+}
+
+/*
+ * Relcache invalidation: empty the slots of the index (or every slot, for
+ * InvalidOid), so that its next search opens it again (jitcache.c forgets
+ * its state in a callback of its own).
+ */
+static void
+btjit_slots_invalidate(Datum arg, Oid relid)
+{
+	if (!OidIsValid(relid))
+	{
+		memset(btjit_slots, 0, sizeof(btjit_slots));
+		return;
+	}
+	for (int i = 0; i < BTJIT_SLOTS; i++)
+		if (btjit_slots[i].relid == relid)
+			memset(&btjit_slots[i], 0, sizeof(BtjitSlot));
+}
+
+/*
+ * Called from _PG_init in the postmaster; backends inherit the callback
+ * registration through fork.
+ */
+void
+btjit_dispatch_init(void)
+{
+	CacheRegisterRelcacheCallback(btjit_slots_invalidate, (Datum) 0);
+}
+
+/*
+ * Open the index (jitcache.c: examine it if due) and remember its state in
+ * the slot table, settled or not: an index without compiled code then costs
+ * the dispatcher a slot hit, a test and a counter per search in
+ * btjit_stock_entry, rather than a hash probe (a short connection's catalog
+ * searches are all of that kind, and every search of an index queued for
+ * the compile worker).
+ */
+BtjitIndex *
+btjit_dispatch_open(Relation rel, bool force)
+{
+	BtjitIndex *ix = btjit_index_open(rel, force);
+	BtjitSlot  *slot = btjit_slot_for(rel);
+
+	slot->rel = rel;
+	slot->relid = rel->rd_id;
+	slot->entry = ix->fn != NULL ? ix->entry : btjit_stock_entry;
+	slot->cmp_entry = ix->cmp_entry;
+	slot->ins_entry = ix->ins_entry;
+	slot->chk_entry = ix->chk_entry;
+	slot->ix = ix;
+	return ix;
+}
 
 /*
  * The redirected _bt_binsrch.  The common case is a slot hit while the
@@ -49,7 +158,7 @@ btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf)
 	slot = btjit_slot_for(rel);
 	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
 			   slot->entry != NULL && btjit_fast_ok))
-		return slot->entry(rel, key, buf, &slot->ix->jit_searches);
+		return slot->entry(rel, key, buf, &slot->ix->counts.jit_searches);
 	return btjit_dispatch_slow(rel, key, buf);
 }
 
@@ -62,7 +171,7 @@ static inline bool
 btjit_index_due(const BtjitIndex *ix)
 {
 	return (ix->state == BTJIT_INDEX_UNKNOWN &&
-			ix->stock_searches >= (uint64) btjit_compile_threshold) ||
+			ix->counts.stock_searches >= (uint64) btjit_compile_threshold) ||
 		(ix->state == BTJIT_INDEX_QUEUED && btjit_index_compile_done(ix));
 }
 
@@ -81,10 +190,10 @@ btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
 	{
 		ix = slot->ix;
 		if (unlikely(btjit_index_due(ix)))
-			ix = btjit_index_open(rel, false);
+			ix = btjit_dispatch_open(rel, false);
 	}
 	else
-		ix = btjit_index_open(rel, false);
+		ix = btjit_dispatch_open(rel, false);
 
 	if (ix->fn != NULL)
 	{
@@ -93,12 +202,12 @@ btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
 		{
 			if (btjit_verify)
 				btjit_verify_search(rel, key, buf, ix, result);
-			ix->jit_searches++;
+			ix->counts.jit_searches++;
 			return (OffsetNumber) result;
 		}
-		ix->declined_searches++;
+		ix->counts.declined_searches++;
 	}
-	ix->stock_searches++;
+	ix->counts.stock_searches++;
 	return btjit_module.stock(rel, key, buf);
 }
 
@@ -108,34 +217,32 @@ btjit_dispatch_slow(Relation rel, BTScanInsert key, Buffer buf)
  * as it would compiled code, so that while not verifying such an index
  * costs one test and a counter per search on top of the slot probe, not
  * the slow path's frame and tests.  Whatever is due goes to the slow path.
- * counters is &ix->jit_searches, as for the compiled entry.
+ * counters is &ix->counts.jit_searches, as for the compiled entry.
  */
-uint16
+static uint16
 btjit_stock_entry(void *rel, void *scankey, int buf, uint64 *counters)
 {
-	BtjitIndex *ix = (BtjitIndex *) ((char *) counters -
-									 offsetof(BtjitIndex, jit_searches));
+	BtjitIndex *ix = btjit_index_of_search_counter(counters);
 
 	if (unlikely(btjit_index_due(ix)))
 		return btjit_dispatch_slow((Relation) rel, (BTScanInsert) scankey,
 								   (Buffer) buf);
-	ix->stock_searches++;
+	ix->counts.stock_searches++;
 	return btjit_module.stock((Relation) rel, (BTScanInsert) scankey,
 							  (Buffer) buf);
 }
 
 /*
  * Called by the compiled fused entry when the scankey is outside its shape.
- * counters is &ix->jit_searches of the index it was called for.
+ * counters is &ix->counts.jit_searches of the index it was called for.
  */
 uint16
 btjit_declined(void *rel, void *scankey, int buf, uint64 *counters)
 {
-	BtjitIndex *ix = (BtjitIndex *) ((char *) counters -
-									 offsetof(BtjitIndex, jit_searches));
+	BtjitIndex *ix = btjit_index_of_search_counter(counters);
 
-	ix->declined_searches++;
-	ix->stock_searches++;
+	ix->counts.declined_searches++;
+	ix->counts.stock_searches++;
 	return btjit_module.stock((Relation) rel, (BTScanInsert) scankey,
 							  (Buffer) buf);
 }
@@ -165,7 +272,7 @@ btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
 	{
 		if (likely(btjit_fast_ok))
 			return slot->cmp_entry(rel, key, page, offnum,
-								   &slot->ix->jit_compares);
+								   &slot->ix->counts.jit_compares);
 		return btjit_verify_compare(rel, key, page, offnum, slot->ix);
 	}
 	return btjit_module.stock_compare(rel, key, page, offnum);
@@ -176,10 +283,10 @@ static pg_noinline int32
 btjit_verify_compare(Relation rel, BTScanInsert key, Page page,
 					 OffsetNumber offnum, BtjitIndex *ix)
 {
-	int32		result = ix->cmp_entry(rel, key, page, offnum, &ix->jit_compares);
+	int32		result = ix->cmp_entry(rel, key, page, offnum, &ix->counts.jit_compares);
 	int32		stock_result = btjit_module.stock_compare(rel, key, page, offnum);
 
-	ix->verified_compares++;
+	ix->counts.verified_compares++;
 	if (unlikely(result != stock_result))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -211,7 +318,7 @@ btjit_verify_search(Relation rel, BTScanInsert key, Buffer buf,
 	Page		page;
 	BTPageOpaque opaque;
 
-	ix->verified_searches++;
+	ix->counts.verified_searches++;
 	if (likely(stock_result == (OffsetNumber) jit_result))
 		return;
 
@@ -258,7 +365,7 @@ btjit_dispatch_insert(Relation rel, BTInsertState insertstate)
 			   slot->ins_entry != NULL))
 	{
 		if (likely(btjit_fast_ok))
-			return slot->ins_entry(rel, insertstate, &slot->ix->jit_inserts);
+			return slot->ins_entry(rel, insertstate, &slot->ix->counts.jit_inserts);
 		return btjit_verify_insert(rel, insertstate, slot->ix);
 	}
 	return btjit_module.stock_insert(rel, insertstate);
@@ -273,10 +380,10 @@ static pg_noinline OffsetNumber
 btjit_verify_insert(Relation rel, BTInsertState insertstate, BtjitIndex *ix)
 {
 	BTInsertStateData jit_state = *insertstate;
-	OffsetNumber result = ix->ins_entry(rel, &jit_state, &ix->jit_inserts);
+	OffsetNumber result = ix->ins_entry(rel, &jit_state, &ix->counts.jit_inserts);
 	OffsetNumber stock_result = btjit_module.stock_insert(rel, insertstate);
 
-	ix->verified_inserts++;
+	ix->counts.verified_inserts++;
 	if (unlikely(result != stock_result ||
 				 jit_state.bounds_valid != insertstate->bounds_valid ||
 				 jit_state.low != insertstate->low ||
@@ -346,7 +453,7 @@ btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 	{
 		if (likely(btjit_fast_ok))
 			return slot->chk_entry(scan, tuple, tupnatts, (int) dir,
-								   continuescan, &slot->ix->jit_checks);
+								   continuescan, &slot->ix->counts.jit_checks);
 		return btjit_verify_check(scan, tuple, tupnatts, dir, continuescan,
 								  slot->ix);
 	}
@@ -360,11 +467,11 @@ btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 {
 	bool		jit_continue = true;
 	bool		result = ix->chk_entry(scan, tuple, tupnatts, (int) dir,
-									   &jit_continue, &ix->jit_checks);
+									   &jit_continue, &ix->counts.jit_checks);
 	bool		stock_result = btjit_module.stock_check(scan, tuple, tupnatts,
 														dir, continuescan);
 
-	ix->verified_checks++;
+	ix->counts.verified_checks++;
 	if (unlikely(result != stock_result || jit_continue != *continuescan))
 	{
 		BTScanOpaque so = (BTScanOpaque) scan->opaque;

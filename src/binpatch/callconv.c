@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locate_int.h"
+#include "binpatch_int.h"
 
 /* ----------------------------------------------------------------
  *		Calling-convention proof: data flow over the candidate

@@ -1,24 +1,25 @@
 /*-------------------------------------------------------------------------
  *
- * locate_int.h
+ * binpatch_int.h
  *	  Private declarations shared by the parts of the locator: the image
  *	  under analysis, the per-call context, and each part's entry points.
  *
- * The locator is split by job:
- *	elf_image.c	reading the ELF file, its symbols and .eh_frame extents
- *	callconv.c	the calling-convention proof (data flow over the candidate)
- *	refsweep.c	every relocation and code reference to the candidate
+ * The locator is split by job, each file calling only those below it:
  *	locate.c	the policy: which function is _bt_binsrch, and what
  *				evidence is enough; the public entry points
+ *	callconv.c	the calling-convention proof (data flow over the candidate)
+ *	refsweep.c	every relocation and code reference to the candidate
+ *	elf_image.c	reading the ELF file, its symbols and .eh_frame extents
+ *	messages.c	why the locator refuses (loc_fail), addresses by name
  * x86.h holds the instruction helpers it shares with redirect.c.  Nothing
  * here is visible outside the module (see BTJIT_HIDDEN in x86.h).
  *
- * src/locate_int.h
+ * src/binpatch/binpatch_int.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef BTREE_JIT_LOCATE_INT_H
-#define BTREE_JIT_LOCATE_INT_H
+#ifndef BTREE_JIT_BINPATCH_INT_H
+#define BTREE_JIT_BINPATCH_INT_H
 
 #include <elf.h>
 #include <stdbool.h>
@@ -183,4 +184,4 @@ extern BTJIT_HIDDEN bool scan_relocs(LocCtx *cx, uint64_t cand, int *ntaken,
 extern BTJIT_HIDDEN bool sweep_refs(LocCtx *cx, uint64_t cand, Ref *refs, int *nrefs,
 									int *nhits_out, uint64_t *nbytes);
 
-#endif							/* BTREE_JIT_LOCATE_INT_H */
+#endif							/* BTREE_JIT_BINPATCH_INT_H */

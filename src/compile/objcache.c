@@ -8,7 +8,8 @@
  * writes it to $PGDATA/btree_jit_cache/<key>.o; later backends read it and
  * link it with objload.c, so a fresh connection pays a file read and a
  * relocation pass (a fraction of a millisecond) instead of loading LLVM
- * (14-25 ms per process) and compiling (about 170 ms).  Nothing here
+ * (14-25 ms per process) and compiling (about 0.6 s; bench/README.md,
+ * compile_latency).  Nothing here
  * links LLVM.
  *
  * The key covers everything the machine code depends on: the shape, the
@@ -34,14 +35,35 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
-#include "btree_jit.h"
-#include "objload.h"
+#include "compile/compile_int.h"
+#include "compile/objload.h"
 
 #define BTJIT_TEMPLATE_FILE "btree_jit/search_template.bc"
 #define BTJIT_OBJECT_CACHE_DIR "btree_jit_cache"
 
 /* Largest template or object file we read (ours are around 100 kB). */
 #define BTJIT_MAX_FILE_SIZE (64 * 1024 * 1024)
+
+int			btjit_object_cache_max_files = 1000;
+char	   *btjit_template_path = NULL;
+
+bool		btjit_object_cache = true;
+
+/*
+ * The symbols every compiled shape refers to, given to the linker so that
+ * it need not look them up with dlsym (see objload.h): the module's own
+ * callbacks (whose addresses the module gives btjit_objcache_preload) and
+ * the buffer pool's arrays.  Symbols of comparison procs and of what
+ * imported bitcode calls are looked up.
+ */
+static BtjitObjectSymbol btjit_object_known[] = {
+	{"btjit_declined", NULL},
+	{"btjit_compare_declined", NULL},
+	{"btjit_insert_declined", NULL},
+	{"btjit_check_declined", NULL},
+	{"BufferBlocks", (void *) &BufferBlocks},
+	{"LocalBufferBlockPointers", (void *) &LocalBufferBlockPointers},
+};
 
 static BtjitTemplate btjit_template;
 static uint64 btjit_cpu_hash = 0;
@@ -173,11 +195,15 @@ btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
  * retry and report them per index.
  */
 void
-btjit_objcache_preload(void)
+btjit_objcache_preload(const BtjitCallbackAddresses *callbacks)
 {
 	const BtjitTemplate *tmpl;
 	char		why[MAXPGPATH + 128];
 
+	btjit_object_known[0].addr = callbacks->declined;
+	btjit_object_known[1].addr = callbacks->compare_declined;
+	btjit_object_known[2].addr = callbacks->insert_declined;
+	btjit_object_known[3].addr = callbacks->check_declined;
 	(void) btjit_cpu_identity();
 	(void) btjit_template_read(&tmpl, why, sizeof(why));
 }
@@ -283,20 +309,6 @@ btjit_object_path(const BtjitObjectNames *names, char *path)
 			 names->key);
 }
 
-/*
- * The symbols every compiled shape refers to, given to the linker so that
- * it need not look them up with dlsym (see objload.h): the module's own
- * callbacks and the buffer pool's arrays.  Symbols of comparison procs and
- * of what imported bitcode calls are looked up.
- */
-static const BtjitObjectSymbol btjit_object_known[] = {
-	{"btjit_declined", (void *) btjit_declined},
-	{"btjit_compare_declined", (void *) btjit_compare_declined},
-	{"btjit_insert_declined", (void *) btjit_insert_declined},
-	{"btjit_check_declined", (void *) btjit_check_declined},
-	{"BufferBlocks", (void *) &BufferBlocks},
-	{"LocalBufferBlockPointers", (void *) &LocalBufferBlockPointers},
-};
 
 /*
  * Link the cached object for names, if there is one, and fill code's entry

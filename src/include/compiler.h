@@ -2,11 +2,13 @@
  *
  * compiler.h
  *	  The interface between the module and its compiler library,
- *	  btree_jit_llvm.so (compile.c, llvm_error.cpp).
+ *	  btree_jit_llvm.so (the files of src/llvm/: specialise.c, bcimport.c,
+ *	  llvm_bitcode.cpp, llvm_error.cpp).
  *
- * The library links LLVM and is loaded by compile_loader.c on a backend's
- * first compile; everything the two sides exchange is declared here, and
- * the library includes nothing else of the module's but shape.h.  This is
+ * The library links LLVM and is loaded by compile/compiler_lib.c on a
+ * process's first compile; everything the two sides exchange is declared
+ * here, and the library includes nothing else of the module's but the
+ * headers of src/include/ (shape.h, code_abi.h).  This is
  * the split PostgreSQL makes between jit.h (what the server sees) and
  * llvmjit.h (the provider's own).
  *
@@ -15,12 +17,29 @@
 #ifndef BTREE_JIT_COMPILER_H
 #define BTREE_JIT_COMPILER_H
 
+#include "code_abi.h"
 #include "shape.h"
 
-/* Internal to whichever library includes it (see btree_jit.h). */
+/*
+ * Internal to whichever library includes it: hidden symbols are reached
+ * without a GOT load.  (PostgreSQL 15's PGDLLEXPORT does not set
+ * visibility, hence the pragma.)
+ */
 #pragma GCC visibility push(hidden)
 
-/* ---- A compiled shape (filled by compile.c or objcache.c) ---- */
+/*
+ * Buffer lengths shared by the module and the library.  An object key is
+ * 16 hex digits of a 64-bit hash; a symbol is an entry point's name in a
+ * compiled object; a reason is kept with a state (an index's, a failed
+ * shape's, in backend memory and in shared memory); a "why" buffer holds a
+ * failure as it is first described.
+ */
+#define BTJIT_OBJECT_KEY_LEN 17
+#define BTJIT_SYMBOL_LEN 48
+#define BTJIT_REASON_LEN 192
+#define BTJIT_WHY_LEN 256
+
+/* ---- A compiled shape (filled by llvm/specialise.c or compile/objcache.c) ---- */
 typedef struct BtjitCode
 {
 	uint32		hash;			/* of the shape */
@@ -33,7 +52,7 @@ typedef struct BtjitCode
 	BtjitCheckEntryFn chk_entry;	/* compiled _bt_checkkeys; likewise */
 	double		compile_ms;		/* to compile, or to load from the cache */
 	bool		from_object_cache;	/* loaded, not compiled, here */
-	char		failure[256];	/* why compilation failed */
+	char		failure[BTJIT_WHY_LEN];	/* why compilation failed */
 	char		bcinfo[BTJIT_SIGNATURE_LEN];	/* per-column bitcode tiers
 												 * (below) */
 	bool		queued;			/* fn NULL: the compile worker has it */
@@ -56,7 +75,7 @@ typedef const char *(*BtjitBcInfoFn) (void);
 
 /*
  * The server's bitcode ($pkglibdir/bitcode, or btree_jit.server_bitcode_path
- * for tests), identified once per path (bitcode.c): the running binary's
+ * for tests), identified once per path (compile/bitcode.c): the running binary's
  * build-id and the bytes of postgres.index.bc.  The identity is part of the
  * object cache key of every shape that names an import; the compiler
  * imports only from an index whose bytes still hash to index_hash, and not
@@ -68,10 +87,10 @@ typedef struct BtjitServerBitcode
 	uint64		identity;		/* build-id and index; for the object key */
 	uint64		index_hash;		/* of postgres.index.bc's bytes */
 	bool		usable;			/* false: why[] */
-	char		why[256];
+	char		why[BTJIT_WHY_LEN];
 } BtjitServerBitcode;
 
-/* FNV-1a, for the identities of files (bitcode.c, compile.c). */
+/* FNV-1a, for the identities of files (compile/bitcode.c, llvm/specialise.c). */
 static inline uint64
 btjit_fnv1a(uint64 h, const void *data, size_t len)
 {
@@ -82,7 +101,7 @@ btjit_fnv1a(uint64 h, const void *data, size_t len)
 	return h;
 }
 
-/* ---- The bitcode template, as read by objcache.c ---- */
+/* ---- The bitcode template, as read by compile/objcache.c ---- */
 typedef struct BtjitTemplate
 {
 	const char *path;
@@ -94,22 +113,27 @@ typedef struct BtjitTemplate
 /* A shape's object cache key and the names of its compiled functions. */
 typedef struct BtjitObjectNames
 {
-	char		key[17];
-	char		search[48];		/* BtjitSearchFn */
-	char		entry[48];		/* BtjitEntryFn */
-	char		compare[48];	/* BtjitCompareEntryFn */
-	char		insert[48];		/* BtjitInsertEntryFn */
-	char		check[48];		/* BtjitCheckEntryFn */
-	char		bcinfo[48];		/* BtjitBcInfoFn */
+	char		key[BTJIT_OBJECT_KEY_LEN];
+	char		search[BTJIT_SYMBOL_LEN];		/* BtjitSearchFn */
+	char		entry[BTJIT_SYMBOL_LEN];		/* BtjitEntryFn */
+	char		compare[BTJIT_SYMBOL_LEN];	/* BtjitCompareEntryFn */
+	char		insert[BTJIT_SYMBOL_LEN];		/* BtjitInsertEntryFn */
+	char		check[BTJIT_SYMBOL_LEN];		/* BtjitCheckEntryFn */
+	char		bcinfo[BTJIT_SYMBOL_LEN];		/* BtjitBcInfoFn */
 } BtjitObjectNames;
 
 /*
- * The code generator's settings (compile.c), part of the object cache key:
- * the optimisation pipeline, and LLVM's JIT code model, which makes every
- * symbol reference an absolute 64-bit one (what objload.c expects).
+ * The code generator's settings (llvm/specialise.c), part of the object
+ * cache key: the optimisation pipeline, and LLVM's JIT code model, which
+ * makes every symbol reference an absolute 64-bit one (what objload.c
+ * expects).  The revision is not the extension's version: bump it when the
+ * code generator changes in a way that neither the template's bytes nor
+ * the settings named here show, so that no older object is linked.
  */
 #define BTJIT_PASSES "function(sccp,simplifycfg),default<O2>"
-#define BTJIT_CODEGEN_ID "btree_jit 1.1 " BTJIT_PASSES " jit-code-model bcimport"
+#define BTJIT_CODEGEN_REVISION "2"
+#define BTJIT_CODEGEN_ID "btree_jit codegen " BTJIT_CODEGEN_REVISION " " \
+	BTJIT_PASSES " jit-code-model bcimport"
 
 /*
  * Test hook (btree_jit.compile_fault, a superuser-only setting hidden from
@@ -157,7 +181,7 @@ typedef void (*BtjitCompilerInitFn) (BtjitCompiler *compiler);
  * Between enter and leave, LLVM's fatal errors and failed allocations end
  * the session with FATAL instead of aborting the server.  Calls nest; every
  * enter must be matched by a leave on every path, the error path included
- * (compile.c leaves in PG_FINALLY).  The depth is 0 outside the library's
+ * (llvm/specialise.c leaves in PG_FINALLY).  The depth is 0 outside the library's
  * entry points.
  */
 extern void btjit_llvm_enter_guard(void);

@@ -12,7 +12,7 @@
  *
  * Outside our guard the handlers of whoever else uses LLVM in the process
  * (the server's own llvmjit) are left alone.  That is why every enter must
- * be matched by a leave on every path, an ERROR's included: compile.c
+ * be matched by a leave on every path, an ERROR's included: specialise.c
  * leaves the guard in PG_FINALLY blocks, and refuses to compile if it ever
  * finds the guard raised on entry (see btjit_llvm_guard_depth()).
  *

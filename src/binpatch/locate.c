@@ -38,7 +38,8 @@
  * This file holds that policy (steps 1-3 and 5's verdict) and the public
  * entry points; the parts it relies on are in elf_image.c (the ELF file and
  * its .eh_frame extents), callconv.c (step 4) and refsweep.c (the
- * references of step 5), sharing locate_int.h.
+ * references of step 5), with messages.c for the reasons, sharing
+ * binpatch_int.h.
  *
  * Plain C over <elf.h> and Zydis, with no PostgreSQL headers, so that
  * test/patcher can run it against any server binary outside a server.
@@ -60,68 +61,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "locate_int.h"
-
-/* ----------------------------------------------------------------
- *		Messages
- * ----------------------------------------------------------------
- */
-
-/* The name of a fault injection, for messages */
-static const char *
-fault_name(BtjitLocateFault fault)
-{
-	switch (fault)
-	{
-		case BTJIT_LOCATE_NORMAL:
-			return "none";
-		case BTJIT_LOCATE_FAULT_WRONG_CALLER:
-			return "WRONG_CALLER";
-		case BTJIT_LOCATE_FAULT_TRUNCATED:
-			return "TRUNCATED";
-		case BTJIT_LOCATE_FAULT_NO_CALLCONV:
-			return "NO_CALLCONV";
-	}
-	return "?";
-}
-
-/*
- * Record why the locator refuses (the first, most specific reason wins) and
- * return false, so that callers can write "return loc_fail(...)".
- */
-bool
-loc_fail(LocCtx *cx, const char *fmt,...)
-{
-	va_list		ap;
-	size_t		n = 0;
-
-	/* keep the first, most specific reason */
-	if (cx->failed || cx->why == NULL || cx->whylen == 0)
-	{
-		cx->failed = true;
-		return false;
-	}
-	cx->failed = true;
-	if (cx->fault != BTJIT_LOCATE_NORMAL)
-	{
-		int			k = snprintf(cx->why, cx->whylen, "[fault injection %s] ",
-								 fault_name(cx->fault));
-
-		n = (k < 0) ? 0 : ((size_t) k >= cx->whylen ? cx->whylen - 1 : (size_t) k);
-	}
-	va_start(ap, fmt);
-	vsnprintf(cx->why + n, cx->whylen - n, fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-/* "postgres+0x1b7cd0": a vaddr named relative to the binary */
-const char *
-addr_name(const LocCtx *cx, uint64_t vaddr, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s+%#llx", cx->img.name, (unsigned long long) vaddr);
-	return buf;
-}
+#include "binpatch_int.h"
 
 /* Append to a fixed buffer, never overflowing it */
 #ifdef __GNUC__

@@ -2,7 +2,7 @@
  *
  * bitcode.c
  *	  The identity of the server's bitcode, from which the compiler imports
- *	  comparison procs (tier 2; compile.c, bcimport.c).
+ *	  comparison procs (tier 2; llvm/specialise.c, llvm/bcimport.c).
  *
  * Imported code is the server's own source, compiled by clang when the
  * server was built, and shipped beside it ($pkglibdir/bitcode).  It may run
@@ -40,10 +40,12 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
-#include "btree_jit.h"
+#include "compile/compile_int.h"
 
 #define BTJIT_BC_INDEX_FILE "postgres.index.bc"
 #define BTJIT_BUILD_ID_MAX 64
+
+char	   *btjit_server_bitcode_path = NULL;
 
 static BtjitServerBitcode btjit_bitcode;
 static bool btjit_bitcode_valid = false;

@@ -91,7 +91,7 @@ typedef struct BtjitColumnShape
 	/*
 	 * A called column (BTJIT_KIND_CALL) whose own proc is a built-in
 	 * function: its OID and C symbol, whose body the compiler imports from
-	 * the server's bitcode if its rules allow (compile.c, bcimport.c).  The
+	 * the server's bitcode if its rules allow (llvm/specialise.c, llvm/bcimport.c).  The
 	 * compiled code runs the imported body only when the scankey's
 	 * fn_addr is that very function, and calls fn_addr otherwise.  Zero
 	 * and empty: no import.
@@ -106,50 +106,5 @@ typedef struct BtjitShape
 	uint16		flags;			/* BTJIT_SHAPE_* options */
 	BtjitColumnShape cols[BTJIT_MAX_KEYS];
 } BtjitShape;
-
-/* Result of a compiled search that declines the call. */
-#define BTJIT_DECLINE (-1)
-
-/*
- * The compiled page search: the offset _bt_binsrch would return for this
- * scankey on this page, or BTJIT_DECLINE when the scankey is outside what
- * the shape covers (the caller then runs the stock path).
- */
-typedef int (*BtjitSearchFn) (void *scankey, const char *page);
-
-/*
- * The fused entry the dispatcher tail-calls: same arguments as _bt_binsrch
- * plus the index's counters.  It finds the page, runs the search, counts a
- * search it answered in counters[0], and hands a declined one to
- * btjit_declined(rel, scankey, buf, counters) (a module function the
- * linker resolves by name).
- */
-typedef uint16 (*BtjitEntryFn) (void *rel, void *scankey, int buf,
-								uint64 *counters);
-
-/*
- * The fused entry for the redirected _bt_compare: same arguments plus the
- * index's compare counter; declined calls go to btjit_compare_declined.
- */
-typedef int32 (*BtjitCompareEntryFn) (void *rel, void *scankey,
-									  const char *page, uint32 offnum,
-									  uint64 *counters);
-
-/*
- * The fused entry for the redirected _bt_binsrch_insert: same arguments
- * (the insertstate) plus the index's insert-search counter; declined calls
- * go to btjit_insert_declined.
- */
-typedef uint16 (*BtjitInsertEntryFn) (void *rel, void *insertstate,
-									  uint64 *counters);
-
-/*
- * The fused entry for the redirected _bt_checkkeys (PostgreSQL 15's
- * signature; the direction as an int) plus the index's check counter;
- * declined calls go to btjit_check_declined.
- */
-typedef bool (*BtjitCheckEntryFn) (void *scan, void *tuple, int tupnatts,
-								   int dir, bool *continuescan,
-								   uint64 *counters);
 
 #endif							/* BTREE_JIT_SHAPE_H */

@@ -4,11 +4,14 @@
  *	  Finding _bt_binsrch in the running, stripped server binary and
  *	  redirecting it to the dispatcher.
  *
- * Nothing here depends on PostgreSQL headers: the locator (locate.c,
- * elf_image.c, callconv.c, refsweep.c; private header locate_int.h) and
- * redirect.c, with their shared x86.c, are plain C over ELF and Zydis, so
- * that test/patcher can exercise them outside a server.  Failures are reported as text in a caller-supplied buffer; the
- * caller (btree_jit.c) turns that into a LOG line and the status row.
+ * The bottom layer of the module, and the only public header of
+ * src/binpatch/.  Nothing here depends on PostgreSQL headers: the locator
+ * (locate.c, callconv.c, refsweep.c, elf_image.c, messages.c; private
+ * header binpatch_int.h) and redirect.c, with their shared x86.c, are plain
+ * C over ELF and Zydis, so that test/patcher can exercise them outside a
+ * server.  Failures are reported as text in a caller-supplied buffer; the
+ * caller (src/runtime/redirects.c) turns that into a LOG line and the
+ * status row.
  *
  *-------------------------------------------------------------------------
  */

@@ -22,7 +22,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "btree_jit.h"
+#include "stats/stats.h"
 
 PG_FUNCTION_INFO_V1(btree_jit_status);
 PG_FUNCTION_INFO_V1(btree_jit_status_1_2);
@@ -212,10 +212,10 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 		values[i++] = CStringGetTextDatum(ix->signature);
 	else
 		nulls[i++] = true;
-	values[i++] = Int64GetDatum((int64) ix->jit_searches);
-	values[i++] = Int64GetDatum((int64) ix->stock_searches);
-	values[i++] = Int64GetDatum((int64) ix->declined_searches);
-	values[i++] = Int64GetDatum((int64) ix->verified_searches);
+	values[i++] = Int64GetDatum((int64) ix->counts.jit_searches);
+	values[i++] = Int64GetDatum((int64) ix->counts.stock_searches);
+	values[i++] = Int64GetDatum((int64) ix->counts.declined_searches);
+	values[i++] = Int64GetDatum((int64) ix->counts.verified_searches);
 	if (ix->code != NULL)
 	{
 		values[i++] = Float8GetDatum(ix->code->compile_ms);
@@ -227,19 +227,19 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	values[i++] = Int64GetDatum((int64) ix->jit_compares);
-	values[i++] = Int64GetDatum((int64) ix->verified_compares);
+	values[i++] = Int64GetDatum((int64) ix->counts.jit_compares);
+	values[i++] = Int64GetDatum((int64) ix->counts.verified_compares);
 	Assert(i == BTJIT_INDEX_STATS_COLS);
 	if (rsinfo->setDesc->natts >= BTJIT_INDEX_STATS_COLS_1_2)
 	{
-		values[i++] = Int64GetDatum((int64) ix->jit_inserts);
-		values[i++] = Int64GetDatum((int64) ix->verified_inserts);
+		values[i++] = Int64GetDatum((int64) ix->counts.jit_inserts);
+		values[i++] = Int64GetDatum((int64) ix->counts.verified_inserts);
 		Assert(i == BTJIT_INDEX_STATS_COLS_1_2);
 	}
 	if (rsinfo->setDesc->natts >= BTJIT_INDEX_STATS_COLS_1_3)
 	{
-		values[i++] = Int64GetDatum((int64) ix->jit_checks);
-		values[i++] = Int64GetDatum((int64) ix->verified_checks);
+		values[i++] = Int64GetDatum((int64) ix->counts.jit_checks);
+		values[i++] = Int64GetDatum((int64) ix->counts.verified_checks);
 		Assert(i == BTJIT_INDEX_STATS_COLS_1_3);
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -316,7 +316,7 @@ btree_jit_explain(PG_FUNCTION_ARGS)
 	bool		assembly;
 	Relation	rel;
 	BtjitShape	shape;
-	char		why[256];
+	char		why[BTJIT_WHY_LEN];
 	char	   *result;
 
 	if (strcmp(format, "ir") == 0)
@@ -366,7 +366,7 @@ btree_jit_compile(PG_FUNCTION_ARGS)
 	btjit_check_result_columns("btree_jit_compile", tupdesc, BTJIT_COMPILE_COLS);
 
 	rel = btjit_open_btree_index(relid);
-	ix = btjit_index_open(rel, true);
+	ix = btjit_dispatch_open(rel, true);
 	relation_close(rel, AccessShareLock);
 
 	memset(nulls, 0, sizeof(nulls));

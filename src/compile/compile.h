@@ -1,0 +1,149 @@
+/*-------------------------------------------------------------------------
+ *
+ * compile.h
+ *	  The compile layer: getting machine code for a key shape without
+ *	  linking LLVM.  What the layers above (src/runtime/, src/stats/ and
+ *	  start-up) may call.
+ *
+ *	  policy.c		where a shape's code comes from: the object cache,
+ *					the compile worker's queue, or a compile here
+ *	  worker.c		the compile queue in shared memory and the
+ *					background worker that serves it
+ *	  compiler_lib.c  the compiler library (btree_jit_llvm.so), loaded on
+ *					first need; the one place that calls into it
+ *	  objcache.c	the template's identity; compiled objects on disk
+ *	  objload.c		link a cached object without LLVM (objload.h; no
+ *					PostgreSQL headers)
+ *	  bitcode.c		the identity of the server's bitcode that imports
+ *					come from
+ *
+ * Dependencies point down: policy.c -> worker.c -> compiler_lib.c ->
+ * objcache.c -> objload.c, bitcode.c.  compile_int.h declares what the
+ * files of this layer share among themselves.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_COMPILE_H
+#define BTREE_JIT_COMPILE_H
+
+#include "datatype/timestamp.h"
+#include "port/atomics.h"
+
+#include "compiler.h"
+#include "shape.h"
+
+#pragma GCC visibility push(hidden)
+
+/* ---- Settings (defined in the file that reads them) ---- */
+typedef enum BtjitCompileMode
+{
+	BTJIT_COMPILE_MODE_BACKGROUND = 0,	/* the compile worker compiles */
+	BTJIT_COMPILE_MODE_INLINE	/* the backend that needs the shape */
+} BtjitCompileMode;
+
+/*
+ * btree_jit.compile_fault, a test hook: the library's own faults
+ * (compiler.h), and one of the compile worker's, which the library never
+ * sees: the worker's child sleeps 3 s before compiling, so that tests can
+ * kill it in the middle.
+ */
+typedef enum BtjitCompileFaultSetting
+{
+	BTJIT_COMPILE_FAULT_SETTING_NONE,
+	BTJIT_COMPILE_FAULT_SETTING_ERROR,
+	BTJIT_COMPILE_FAULT_SETTING_LLVM_FATAL,
+	BTJIT_COMPILE_FAULT_SETTING_SLOW
+} BtjitCompileFaultSetting;
+
+extern int	btjit_compile_mode;		/* BtjitCompileMode; policy.c */
+extern int	btjit_compile_fault;	/* BtjitCompileFaultSetting;
+									 * compiler_lib.c */
+extern bool btjit_log_compiles; /* compiler_lib.c */
+extern bool btjit_object_cache; /* objcache.c */
+extern int	btjit_compile_queue_size;	/* worker.c */
+extern int	btjit_object_cache_max_files;	/* objcache.c */
+extern char *btjit_template_path;	/* objcache.c */
+extern char *btjit_server_bitcode_path; /* bitcode.c */
+
+/* ---- Code for a shape (policy.c) ---- */
+
+/*
+ * Get code for a shape (entry points, compile_ms, from_object_cache): from
+ * the object cache, else queued for the compile worker (background mode),
+ * else compiled here; or fail with why[].  Raises no error for anything
+ * LLVM, the template or the object cache does (only for the server's own
+ * reasons, such as running out of memory).  btjit_compile_poll asks again
+ * about a queued shape.
+ */
+typedef enum BtjitCompileResult
+{
+	BTJIT_COMPILE_OK,
+	BTJIT_COMPILE_FAILED,		/* a compile or link here failed: why[] */
+	BTJIT_COMPILE_FAILED_BY_WORKER, /* the compile worker failed the shape
+									 * (and logged it once): why[] */
+	BTJIT_COMPILE_QUEUED
+} BtjitCompileResult;
+
+extern BtjitCompileResult btjit_compile_shape(const BtjitShape *shape,
+											  BtjitCode *code, bool inline_only,
+											  char *why, size_t whylen);
+extern BtjitCompileResult btjit_compile_poll(BtjitCode *code,
+											 char *why, size_t whylen);
+
+/* For btree_jit_explain(): raises an error if the shape cannot compile. */
+extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);
+
+/* ---- Start-up, in the postmaster ---- */
+/*
+ * The addresses of the module's callbacks that compiled code calls
+ * (code_abi.h), given by the layer that defines them, so that a cached
+ * object links without a dlsym of them and this layer calls nothing above.
+ */
+typedef struct BtjitCallbackAddresses
+{
+	void	   *declined;
+	void	   *compare_declined;
+	void	   *insert_declined;
+	void	   *check_declined;
+} BtjitCallbackAddresses;
+
+extern void btjit_objcache_preload(const BtjitCallbackAddresses *callbacks);	/* objcache.c */
+extern void btjit_server_bitcode_preload(void); /* bitcode.c */
+/*
+ * worker.c: the queue's shared memory, and the worker itself when the
+ * module is active (an inactive module compiles nothing).
+ */
+extern void btjit_worker_register(bool module_active);
+
+/* ---- The compile worker (worker.c) ---- */
+typedef struct BtjitWorkerStatus
+{
+	int			worker_pid;		/* 0: not running */
+	int			queue_length;	/* queued or being compiled */
+	uint64		compiles;
+	uint64		failures;
+	uint64		queue_full;
+	double		last_compile_ms;
+	TimestampTz last_compile_at;	/* 0: none yet */
+	uint64		generation;
+} BtjitWorkerStatus;
+
+extern void btjit_worker_status(BtjitWorkerStatus *out);
+
+/*
+ * Bumped (in shared memory) each time the worker finishes a shape; a
+ * backend with queued indexes compares it with the value it last saw, on
+ * the dispatcher's stock path only.
+ */
+extern pg_atomic_uint64 *btjit_compile_generation;
+
+static inline uint64
+btjit_compile_generation_now(void)
+{
+	return btjit_compile_generation != NULL ?
+		pg_atomic_read_u64(btjit_compile_generation) : 0;
+}
+
+#pragma GCC visibility pop
+
+#endif							/* BTREE_JIT_COMPILE_H */

@@ -1,0 +1,76 @@
+/*-------------------------------------------------------------------------
+ *
+ * compile_int.h
+ *	  What the files of the compile layer share among themselves; the
+ *	  layers above see compile.h only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_COMPILE_INT_H
+#define BTREE_JIT_COMPILE_INT_H
+
+#include "compile/compile.h"
+
+#pragma GCC visibility push(hidden)
+
+/* ---- The template and the object cache (objcache.c) ---- */
+extern bool btjit_template_read(const BtjitTemplate **tmpl, char *why,
+								size_t whylen);
+extern void btjit_object_names(const BtjitShape *shape,
+							   const BtjitTemplate *tmpl,
+							   BtjitObjectNames *names);
+extern bool btjit_object_cache_load(const BtjitObjectNames *names,
+									BtjitCode *code);
+extern void btjit_object_cache_store(const BtjitObjectNames *names,
+									 const char *data, size_t len);
+extern bool btjit_object_cache_write(const BtjitObjectNames *names,
+									 const char *data, size_t len,
+									 char *why, size_t whylen);
+extern bool btjit_object_cache_exists(const BtjitObjectNames *names);
+extern void btjit_object_cache_dir(char *path);
+
+/* ---- The server's bitcode, for imports (bitcode.c) ---- */
+extern const BtjitServerBitcode *btjit_server_bitcode(void);
+extern void btjit_server_bitcode_for_compile(BtjitServerBitcode *bc);
+
+/* ---- The compiler library (compiler_lib.c) ---- */
+
+/*
+ * Compile the shape in this process with the library (loaded on first
+ * need), into *object (palloc'd ELF bytes) and code's entry points.
+ */
+extern bool btjit_compile_here(const BtjitShape *shape,
+							   const BtjitTemplate *tmpl,
+							   const BtjitObjectNames *names,
+							   BtjitCode *code, char **object,
+							   size_t *object_len, char *why, size_t whylen);
+
+/* The worker's compile, in its child: compile and store the object. */
+extern bool btjit_compile_object(const BtjitShape *shape, char *why,
+								 size_t whylen);
+extern void btjit_compiler_preload(void);
+
+/* ---- The compile queue (worker.c) ---- */
+typedef enum BtjitEnqueueResult
+{
+	BTJIT_ENQUEUE_QUEUED,		/* queued now, or already */
+	BTJIT_ENQUEUE_FAILED,		/* the worker failed this shape: why[] */
+	BTJIT_ENQUEUE_UNAVAILABLE	/* no worker or no room: why[] */
+} BtjitEnqueueResult;
+
+typedef enum BtjitQueueStatus
+{
+	BTJIT_QUEUE_PENDING,		/* queued or being compiled */
+	BTJIT_QUEUE_FAILED,			/* why[] */
+	BTJIT_QUEUE_ABSENT			/* done (or lost): look in the object cache */
+} BtjitQueueStatus;
+
+extern BtjitEnqueueResult btjit_worker_enqueue(const BtjitShape *shape,
+											   const char *key,
+											   char *why, size_t whylen);
+extern BtjitQueueStatus btjit_worker_lookup(const char *key, char *why,
+											size_t whylen);
+
+#pragma GCC visibility pop
+
+#endif							/* BTREE_JIT_COMPILE_INT_H */

@@ -1,0 +1,195 @@
+/*-------------------------------------------------------------------------
+ *
+ * compiler_lib.c
+ *	  The compiler library, btree_jit_llvm.so: loaded on a process's first
+ *	  compile, and the one place that calls into it.
+ *
+ * The compiler links LLVM; the rest of the module does not.  Preloading a
+ * module that links LLVM maps LLVM into the postmaster and so into every
+ * backend, and every backend then runs LLVM's static destructors at exit
+ * (measured: about 0.3 M instructions per connection, 8% of a pgbench -S -C
+ * backend's own work).  Loaded on demand, like the server's llvmjit.so, it
+ * costs nothing to the processes that never compile, which are most short
+ * connections (see btree_jit.compile_threshold) and, in background mode,
+ * every backend: only the compile worker loads it (once, so that each
+ * compile child it forks inherits LLVM mapped).  Loading LLVM costs a
+ * process 14-25 ms (its relocations and constructors).
+ *
+ * A library that is missing or fails to load is a reason, not an error:
+ * the indexes stay on the stock path and btree_jit_index_stats() says why.
+ * A failed load is not retried in the same process.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+
+#include "fmgr.h"
+#include "miscadmin.h"
+
+#include "compile/compile_int.h"
+
+int			btjit_compile_fault = BTJIT_COMPILE_FAULT_SETTING_NONE;
+bool		btjit_log_compiles = false;
+
+static BtjitCompiler btjit_compiler;
+static bool btjit_compiler_loaded = false;
+static char btjit_compiler_failure[BTJIT_WHY_LEN];
+
+/* The library's file name, as dfmgr.c would resolve "$libdir/NAME". */
+static void
+btjit_compiler_path(char *path)
+{
+	snprintf(path, MAXPGPATH, "%s/%s%s", pkglib_path,
+			 BTJIT_COMPILER_LIBRARY, DLSUFFIX);
+}
+
+/*
+ * Load the library if this process has not tried yet.  Returns false with
+ * why[] if the compiler is unavailable.
+ */
+static bool
+btjit_compiler_load(char *why, size_t whylen)
+{
+	char		path[MAXPGPATH];
+	struct stat st;
+	BtjitCompilerInitFn init;
+
+	if (btjit_compiler_loaded)
+		return true;
+	if (btjit_compiler_failure[0] != '\0')
+	{
+		strlcpy(why, btjit_compiler_failure, whylen);
+		return false;
+	}
+
+	btjit_compiler_path(path);
+	if (stat(path, &st) != 0)
+	{
+		snprintf(btjit_compiler_failure, sizeof(btjit_compiler_failure),
+				 "compiler library \"%s\" is not installed: %m", path);
+		strlcpy(why, btjit_compiler_failure, whylen);
+		return false;
+	}
+
+	/*
+	 * If loading raises an error (an LLVM library the dynamic linker cannot
+	 * find, say), the failure stays recorded and no later search retries.
+	 */
+	snprintf(btjit_compiler_failure, sizeof(btjit_compiler_failure),
+			 "compiler library \"%s\" failed to load in this session", path);
+	init = (BtjitCompilerInitFn)
+		load_external_function(path, BTJIT_COMPILER_INIT, true, NULL);
+	init(&btjit_compiler);
+	btjit_compiler_failure[0] = '\0';
+	btjit_compiler_loaded = true;
+	return true;
+}
+
+/* The library's share of btree_jit.compile_fault (the worker's is not). */
+static BtjitCompileFault
+btjit_library_fault(void)
+{
+	switch ((BtjitCompileFaultSetting) btjit_compile_fault)
+	{
+		case BTJIT_COMPILE_FAULT_SETTING_ERROR:
+			return BTJIT_COMPILE_FAULT_ERROR;
+		case BTJIT_COMPILE_FAULT_SETTING_LLVM_FATAL:
+			return BTJIT_COMPILE_FAULT_LLVM_FATAL;
+		case BTJIT_COMPILE_FAULT_SETTING_NONE:
+		case BTJIT_COMPILE_FAULT_SETTING_SLOW:
+			break;
+	}
+	return BTJIT_COMPILE_NORMAL;
+}
+
+/*
+ * Compile a shape in this process: load the library if need be, and let it
+ * specialise the template into *object and code's entry points.  False
+ * with why[] if the library is unavailable or the compile failed.
+ */
+bool
+btjit_compile_here(const BtjitShape *shape, const BtjitTemplate *tmpl,
+				   const BtjitObjectNames *names, BtjitCode *code,
+				   char **object, size_t *object_len,
+				   char *why, size_t whylen)
+{
+	BtjitServerBitcode bc;
+
+	btjit_server_bitcode_for_compile(&bc);
+	return btjit_compiler_load(why, whylen) &&
+		btjit_compiler.compile_shape(shape, tmpl, &bc, names,
+									 btjit_library_fault(), code,
+									 object, object_len, why, whylen);
+}
+
+/*
+ * The compile worker loads the library once, so that each compile child it
+ * forks inherits LLVM mapped and relocated instead of paying 14-25 ms to
+ * load it again.  The worker runs none of LLVM's code beyond its
+ * constructors.  A failure is recorded as for a backend (the children then
+ * report it for each shape) and never raised.
+ */
+void
+btjit_compiler_preload(void)
+{
+	char		why[MAXPGPATH + 128];
+	MemoryContext oldcxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		(void) btjit_compiler_load(why, sizeof(why));
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcxt);
+		EmitErrorReport();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * The compile worker's compile, in its child process: compile the shape and
+ * store its object in the cache.  False with why[] if either fails: an
+ * object that cannot be stored serves no backend.
+ */
+bool
+btjit_compile_object(const BtjitShape *shape, char *why, size_t whylen)
+{
+	const BtjitTemplate *tmpl;
+	BtjitObjectNames names;
+	BtjitCode	code;
+	char	   *object = NULL;
+	size_t		object_len = 0;
+
+	memset(&code, 0, sizeof(code));
+	if (!btjit_template_read(&tmpl, why, whylen))
+		return false;
+	btjit_object_names(shape, tmpl, &names);
+	if (!btjit_compile_here(shape, tmpl, &names, &code, &object, &object_len,
+							why, whylen))
+		return false;
+	return btjit_object_cache_write(&names, object, object_len, why, whylen);
+}
+
+/* The IR or machine code of a shape, for btree_jit_explain(). */
+char *
+btjit_explain_shape(const BtjitShape *shape, bool assembly)
+{
+	const BtjitTemplate *tmpl;
+	BtjitServerBitcode bc;
+	char		why[MAXPGPATH + 128];
+
+	btjit_server_bitcode_for_compile(&bc);
+	if (!btjit_template_read(&tmpl, why, sizeof(why)) ||
+		!btjit_compiler_load(why, sizeof(why)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("btree_jit: the compiler is not available"),
+				 errdetail_internal("%s", why),
+				 errhint("Check btree_jit.template_path, and that \"make install\" installed %s%s.",
+						 BTJIT_COMPILER_LIBRARY, DLSUFFIX)));
+	return btjit_compiler.explain_shape(shape, tmpl, &bc, assembly);
+}

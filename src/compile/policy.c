@@ -1,0 +1,156 @@
+/*-------------------------------------------------------------------------
+ *
+ * policy.c
+ *	  Where a key shape's code comes from: linked from the object cache if
+ *	  any process compiled it, else queued for the compile worker
+ *	  (background mode), else compiled by this backend with the compiler
+ *	  library, and stored for the next backend.
+ *
+ * In background mode (btree_jit.compile_mode) a backend does not compile:
+ * it queues the shape for the compile worker (worker.c), which compiles it
+ * in a child process, and links the object once the worker has stored it.
+ * Only the worker's children load LLVM then, unless the worker is
+ * unavailable (not running, queue full), or the object cache is off (the
+ * worker hands its code over through the cache), or btree_jit_compile()
+ * asks for the code now.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+
+#include "compile/compile_int.h"
+
+int			btjit_compile_mode = BTJIT_COMPILE_MODE_BACKGROUND;
+
+/*
+ * Code for a shape in this backend: link it from the object cache; else, in
+ * background mode, queue it for the compile worker and return QUEUED (the
+ * index stays on the stock path meanwhile); else compile it here and store
+ * the object for other backends.  A worker that is not running or a full
+ * queue fall back to compiling here; a shape the worker failed is failed
+ * here too, without another attempt.  inline_only (btree_jit_compile())
+ * skips the worker.  Records the time it took in code->compile_ms.
+ */
+BtjitCompileResult
+btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
+					char *why, size_t whylen)
+{
+	const BtjitTemplate *tmpl;
+	BtjitObjectNames names;
+	char	   *object = NULL;
+	size_t		object_len = 0;
+	instr_time	start,
+				duration;
+	BtjitCompileResult result = BTJIT_COMPILE_FAILED;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (!btjit_template_read(&tmpl, why, whylen))
+		goto done;
+	btjit_object_names(shape, tmpl, &names);
+
+	if (btjit_object_cache && btjit_object_cache_load(&names, code))
+	{
+		code->from_object_cache = true;
+		result = BTJIT_COMPILE_OK;
+		goto done;
+	}
+
+	/*
+	 * The worker hands its code over through the object cache, so without
+	 * the cache there is nothing it can do for us.
+	 */
+	if (!inline_only && btjit_object_cache &&
+		btjit_compile_mode == BTJIT_COMPILE_MODE_BACKGROUND)
+	{
+		char		qwhy[BTJIT_WHY_LEN];
+
+		/* read before asking, so that no finished compile goes unseen */
+		code->queued_generation = btjit_compile_generation_now();
+		switch (btjit_worker_enqueue(shape, names.key, qwhy, sizeof(qwhy)))
+		{
+			case BTJIT_ENQUEUE_QUEUED:
+				code->queued = true;
+				result = BTJIT_COMPILE_QUEUED;
+				goto done;
+			case BTJIT_ENQUEUE_FAILED:
+				snprintf(why, whylen, "the compile worker failed: %s", qwhy);
+				result = BTJIT_COMPILE_FAILED_BY_WORKER;
+				goto done;
+			case BTJIT_ENQUEUE_UNAVAILABLE:
+				/* compile here, as in inline mode */
+				if (btjit_log_compiles)
+					ereport(LOG,
+							(errmsg("btree_jit: compiling shape %s in this backend: %s",
+									code->signature, qwhy)));
+				break;
+		}
+	}
+
+	if (!btjit_compile_here(shape, tmpl, &names, code, &object, &object_len,
+							why, whylen))
+		goto done;
+	if (btjit_object_cache)
+		btjit_object_cache_store(&names, object, object_len);
+	pfree(object);
+	result = BTJIT_COMPILE_OK;
+
+done:
+	INSTR_TIME_SET_CURRENT(duration);
+	INSTR_TIME_SUBTRACT(duration, start);
+	code->compile_ms = INSTR_TIME_GET_MILLISEC(duration);
+	return result;
+}
+
+/*
+ * A queued shape, after the compile generation moved: linked from the
+ * object cache if the worker stored it, failed if the worker failed it,
+ * else still queued.  A shape neither queued nor in the cache (its entry
+ * was lost when the worker's shared memory was reinitialised, or the file
+ * was removed) is handed to btjit_compile_shape again.  The caller has set
+ * code->queued_generation to the generation read before calling.
+ */
+BtjitCompileResult
+btjit_compile_poll(BtjitCode *code, char *why, size_t whylen)
+{
+	const BtjitTemplate *tmpl;
+	BtjitObjectNames names;
+	char		qwhy[BTJIT_WHY_LEN];
+	instr_time	start,
+				duration;
+
+	Assert(code->queued);
+	if (!btjit_template_read(&tmpl, why, whylen))
+	{
+		code->queued = false;
+		return BTJIT_COMPILE_FAILED;
+	}
+	btjit_object_names(&code->shape, tmpl, &names);
+
+	switch (btjit_worker_lookup(names.key, qwhy, sizeof(qwhy)))
+	{
+		case BTJIT_QUEUE_PENDING:
+			return BTJIT_COMPILE_QUEUED;
+		case BTJIT_QUEUE_FAILED:
+			code->queued = false;
+			snprintf(why, whylen, "the compile worker failed: %s", qwhy);
+			return BTJIT_COMPILE_FAILED_BY_WORKER;
+		case BTJIT_QUEUE_ABSENT:
+			break;
+	}
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (btjit_object_cache && btjit_object_cache_load(&names, code))
+	{
+		INSTR_TIME_SET_CURRENT(duration);
+		INSTR_TIME_SUBTRACT(duration, start);
+		code->compile_ms = INSTR_TIME_GET_MILLISEC(duration);
+		code->from_object_cache = true;
+		code->queued = false;
+		return BTJIT_COMPILE_OK;
+	}
+	code->queued = false;
+	return btjit_compile_shape(&code->shape, code, false, why, whylen);
+}

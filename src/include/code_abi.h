@@ -1,0 +1,87 @@
+/*-------------------------------------------------------------------------
+ *
+ * code_abi.h
+ *	  The calling contract between compiled code and the module: the entry
+ *	  points a compiled shape exports, and the module's callbacks it calls
+ *	  when it declines a call.
+ *
+ * Included by the module (runtime/dispatch.c defines the callbacks, the
+ * slot table stores the entries) and by the bitcode template
+ * (llvm-ir/search_template.c defines the entries and calls the callbacks),
+ * so that one declaration binds both sides: a change here is a change to
+ * the template's identity and so to every cached object's key.
+ *
+ * Compiled code reaches the callbacks by symbol name (ORC's resolver, or
+ * objload.c given their addresses), so they keep default visibility.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_CODE_ABI_H
+#define BTREE_JIT_CODE_ABI_H
+
+/* Result of a compiled search that declines the call. */
+#define BTJIT_DECLINE (-1)
+
+/*
+ * The compiled page search: the offset _bt_binsrch would return for this
+ * scankey on this page, or BTJIT_DECLINE when the scankey is outside what
+ * the shape covers (the caller then runs the stock path).
+ */
+typedef int (*BtjitSearchFn) (void *scankey, const char *page);
+
+/*
+ * The fused entry the dispatcher tail-calls: same arguments as _bt_binsrch
+ * plus the index's counters.  It finds the page, runs the search, counts a
+ * search it answered in counters[0], and hands a declined one to
+ * btjit_declined(rel, scankey, buf, counters) (a module function the
+ * linker resolves by name).
+ */
+typedef uint16 (*BtjitEntryFn) (void *rel, void *scankey, int buf,
+								uint64 *counters);
+
+/*
+ * The fused entry for the redirected _bt_compare: same arguments plus the
+ * index's compare counter; declined calls go to btjit_compare_declined.
+ */
+typedef int32 (*BtjitCompareEntryFn) (void *rel, void *scankey,
+									  const char *page, uint32 offnum,
+									  uint64 *counters);
+
+/*
+ * The fused entry for the redirected _bt_binsrch_insert: same arguments
+ * (the insertstate) plus the index's insert-search counter; declined calls
+ * go to btjit_insert_declined.
+ */
+typedef uint16 (*BtjitInsertEntryFn) (void *rel, void *insertstate,
+									  uint64 *counters);
+
+/*
+ * The fused entry for the redirected _bt_checkkeys (PostgreSQL 15's
+ * signature; the direction as an int) plus the index's check counter;
+ * declined calls go to btjit_check_declined.
+ */
+typedef bool (*BtjitCheckEntryFn) (void *scan, void *tuple, int tupnatts,
+								   int dir, bool *continuescan,
+								   uint64 *counters);
+
+/*
+ * The module's callbacks for a declined call: run the stock path for it
+ * and count it.  The counters are the ones the entry was given.
+ */
+#define BTJIT_ABI_CALLBACK __attribute__((visibility("default")))
+
+extern BTJIT_ABI_CALLBACK uint16 btjit_declined(void *rel, void *scankey,
+												int buf, uint64 *counters);
+extern BTJIT_ABI_CALLBACK int32 btjit_compare_declined(void *rel, void *scankey,
+													   const char *page,
+													   uint32 offnum,
+													   uint64 *counters);
+extern BTJIT_ABI_CALLBACK uint16 btjit_insert_declined(void *rel,
+													   void *insertstate,
+													   uint64 *counters);
+extern BTJIT_ABI_CALLBACK bool btjit_check_declined(void *scan, void *tuple,
+													int tupnatts, int dir,
+													bool *continuescan,
+													uint64 *counters);
+
+#endif							/* BTREE_JIT_CODE_ABI_H */

@@ -1,0 +1,288 @@
+/*-------------------------------------------------------------------------
+ *
+ * runtime.h
+ *	  The run-time layer: the redirects installed at start-up, the
+ *	  dispatchers every redirected call reaches, and each backend's state of
+ *	  the indexes it searches.
+ *
+ *	  redirects.c	locate and redirect the server's functions (through
+ *					src/binpatch/); the stock entry points they leave
+ *	  dispatch.c	the redirected entry points: slot table, compiled
+ *					code, stock path, verify
+ *	  jitcache.c	per backend: shape -> compiled code, index -> state,
+ *					relcache invalidation
+ *	  keyshape.c	a key shape from an index's relcache entry
+ *
+ * Dependencies point down: dispatch.c -> jitcache.c -> keyshape.c, every
+ * file -> redirects.c, and jitcache.c -> src/compile/ for code.  Nothing
+ * here calls src/stats/ (it reads the counters kept here).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_RUNTIME_H
+#define BTREE_JIT_RUNTIME_H
+
+#include "access/nbtree.h"
+#include "datatype/timestamp.h"
+#include "utils/rel.h"
+
+#include "binpatch/binpatch.h"
+#include "code_abi.h"
+#include "compile/compile.h"
+#include "compiler.h"
+#include "pg_compat.h"
+#include "shape.h"
+
+/*
+ * Everything declared here is internal to the module: hidden symbols are
+ * reached without a GOT load, which matters on the dispatcher's path.
+ */
+#pragma GCC visibility push(hidden)
+
+/* ---- Settings (defined in the file that reads them) ---- */
+extern bool btjit_enabled;		/* jitcache.c */
+extern int	btjit_compile_threshold;	/* jitcache.c */
+extern int	btjit_max_signatures;	/* jitcache.c */
+extern bool btjit_verify;		/* dispatch.c */
+
+/* GUC assign hooks of btree_jit.enabled and btree_jit.verify (dispatch.c) */
+extern void btjit_assign_enabled(bool newval, void *extra);
+extern void btjit_assign_verify(bool newval, void *extra);
+
+/* ---- The redirects (redirects.c) ---- */
+typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
+										Buffer buf);
+typedef int32 (*BtjitCompareFn) (Relation rel, BTScanInsert key, Page page,
+								 OffsetNumber offnum);
+typedef OffsetNumber (*BtjitBinsrchInsertFn) (Relation rel,
+											  BTInsertState insertstate);
+#if PG_VERSION_NUM < 160000
+typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, IndexTuple tuple,
+								  int tupnatts, ScanDirection dir,
+								  bool *continuescan);
+#endif
+
+/* One server function the module may redirect. */
+typedef enum BtjitTarget
+{
+	BTJIT_TARGET_BINSRCH,		/* _bt_binsrch (static: located) */
+	BTJIT_TARGET_COMPARE,		/* _bt_compare (exported) */
+	BTJIT_TARGET_INSERT,		/* _bt_binsrch_insert (exported) */
+	BTJIT_TARGET_CHECKKEYS,		/* _bt_checkkeys (exported; 15 only) */
+	BTJIT_NTARGETS
+} BtjitTarget;
+
+/*
+ * What start-up established, in the postmaster; backends inherit it by
+ * fork.  active means _bt_binsrch is redirected; the exported functions
+ * are redirected or not each on its own (redirected[]).
+ */
+typedef struct BtjitModuleState
+{
+	bool		active;			/* _bt_binsrch redirected */
+	char		reason[512];	/* where installed, or why not */
+	BtjitLocation location;
+	bool		redirected[BTJIT_NTARGETS];
+	BtjitDetour detours[BTJIT_NTARGETS];
+	/* the original machine code, through each detour's trampoline */
+	BtjitBinsrchFn stock;
+	BtjitCompareFn stock_compare;
+	BtjitBinsrchInsertFn stock_insert;
+#if PG_VERSION_NUM < 160000
+	BtjitCheckkeysFn stock_check;
+#endif
+} BtjitModuleState;
+
+extern BtjitModuleState btjit_module;
+
+/*
+ * A start-up test fault (btree_jit.locate_fault): the locator's own faults,
+ * or a server taken for a major version the module does not support.
+ */
+typedef enum BtjitStartupFault
+{
+	BTJIT_STARTUP_NORMAL,
+	BTJIT_STARTUP_FAULT_WRONG_CALLER,
+	BTJIT_STARTUP_FAULT_TRUNCATED,
+	BTJIT_STARTUP_FAULT_NO_CALLCONV,
+	BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR
+} BtjitStartupFault;
+
+/* The functions each redirect sends its calls to (dispatch.c's). */
+typedef struct BtjitReplacements
+{
+	void	   *functions[BTJIT_NTARGETS];
+} BtjitReplacements;
+
+extern void btjit_install_redirects(const BtjitReplacements *replacements,
+									BtjitStartupFault fault);
+
+/* ---- Dispatchers (dispatch.c) ---- */
+extern OffsetNumber btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf);
+extern int32 btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
+									OffsetNumber offnum);
+extern OffsetNumber btjit_dispatch_insert(Relation rel,
+										  BTInsertState insertstate);
+#if PG_VERSION_NUM < 160000
+extern bool btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple,
+								 int tupnatts, ScanDirection dir,
+								 bool *continuescan);
+#endif
+extern void btjit_dispatch_init(void);
+
+/* ---- Per-index state (jitcache.c) ---- */
+
+/*
+ * One index's counters, as a backend or the cluster has them.  Every field
+ * is a uint64 count, so the counters are handled as a whole (see
+ * btjit_counts_*); the compiled entries increment the jit_* counter they
+ * are given, and the module's callbacks find the index from it.
+ */
+typedef struct BtjitIndexStats
+{
+	uint64		jit_searches;
+	uint64		stock_searches;
+	uint64		declined_searches;
+	uint64		verified_searches;
+	uint64		jit_compares;
+	uint64		verified_compares;
+	uint64		jit_inserts;	/* _bt_binsrch_insert answered by compiled code */
+	uint64		verified_inserts;
+	uint64		jit_checks;		/* _bt_checkkeys answered by compiled code */
+	uint64		verified_checks;
+	uint64		compiles;		/* code compiled or loaded for it */
+	uint64		compile_failures;
+} BtjitIndexStats;
+
+#define BTJIT_NCOUNTS (sizeof(BtjitIndexStats) / sizeof(uint64))
+
+static inline uint64 *
+btjit_counts(BtjitIndexStats *s)
+{
+	return (uint64 *) s;
+}
+
+static inline const uint64 *
+btjit_counts_const(const BtjitIndexStats *s)
+{
+	return (const uint64 *) s;
+}
+
+/* out = a - b, counter by counter; false if every difference is zero */
+static inline bool
+btjit_counts_sub(const BtjitIndexStats *a, const BtjitIndexStats *b,
+				 BtjitIndexStats *out)
+{
+	uint64		any = 0;
+
+	for (int i = 0; i < BTJIT_NCOUNTS; i++)
+	{
+		btjit_counts(out)[i] = btjit_counts_const(a)[i] - btjit_counts_const(b)[i];
+		any |= btjit_counts(out)[i];
+	}
+	return any != 0;
+}
+
+/* a += b, counter by counter */
+static inline void
+btjit_counts_add(BtjitIndexStats *a, const BtjitIndexStats *b)
+{
+	for (int i = 0; i < BTJIT_NCOUNTS; i++)
+		btjit_counts(a)[i] += btjit_counts_const(b)[i];
+}
+
+typedef enum BtjitIndexState
+{
+	BTJIT_INDEX_UNKNOWN = 0,	/* not examined since (re)open */
+	BTJIT_INDEX_JIT,			/* compiled code in use */
+	BTJIT_INDEX_STOCK,			/* stock path; reason says why */
+	BTJIT_INDEX_QUEUED			/* stock path while the compile worker
+								 * compiles its shape */
+} BtjitIndexState;
+
+typedef struct BtjitIndex
+{
+	Oid			indexrelid;		/* hash key */
+	BtjitIndexState state;
+	BtjitSearchFn fn;			/* non-NULL only when state is JIT */
+	BtjitEntryFn entry;			/* its fused entry, likewise */
+	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare, likewise */
+	BtjitInsertEntryFn ins_entry;	/* compiled _bt_binsrch_insert, likewise */
+	BtjitCheckEntryFn chk_entry;	/* compiled _bt_checkkeys, likewise */
+	struct BtjitCode *code;		/* compiled shape, when state is JIT */
+	char		reason[BTJIT_REASON_LEN];
+	char		signature[BTJIT_SIGNATURE_LEN];
+	/* compiled code increments counts.jit_* and nothing else here */
+	BtjitIndexStats counts;
+	double		last_compile_ms;	/* of the code it last received */
+	bool		last_from_object_cache;
+	TimestampTz last_code_at;	/* 0: never received code */
+	bool		shared_catalog; /* counted under database 0 */
+	bool		stats_state_changed;	/* state not yet flushed */
+	bool		stats_hash_valid;	/* stats_hash computed */
+	uint32		stats_hash;		/* of its key in the shared hash */
+	BtjitIndexStats flushed;	/* counters as of the last flush */
+	uint64		queued_generation;	/* compile generation last looked at,
+									 * when state is QUEUED */
+} BtjitIndex;
+
+/* The index whose counts.jit_searches the compiled entry was given. */
+static inline BtjitIndex *
+btjit_index_of_search_counter(uint64 *counter)
+{
+	return (BtjitIndex *) ((char *) counter -
+						   offsetof(BtjitIndex, counts.jit_searches));
+}
+
+/*
+ * Some index of this backend has received compiled code.  Until then the
+ * redirected _bt_compare and _bt_binsrch_insert go straight to the server's
+ * code without a slot probe: a short connection makes hundreds of such
+ * calls from the stock page search of indexes below the threshold.
+ */
+extern bool btjit_code_present;
+
+/*
+ * btjit_code_present and enabled: the one test those dispatchers make
+ * before the slot probe, so that without compiled code they cost what they
+ * cost with the module off.
+ */
+extern bool btjit_code_active;
+
+extern BtjitIndex *btjit_index_open(Relation rel, bool force);
+extern void btjit_cache_init(void);
+extern void btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg),
+								void *arg);
+extern BtjitIndex **btjit_index_list(int *nindexes);
+extern void btjit_compile_totals(uint64 *compiles, uint64 *failures);
+
+/*
+ * Has the compile worker finished something since this queued index was
+ * last looked at?  One atomic read: the dispatcher's stock entry asks it on
+ * every search of a queued index.
+ */
+static inline bool
+btjit_index_compile_done(const BtjitIndex *ix)
+{
+	return btjit_compile_generation_now() != ix->queued_generation;
+}
+
+/*
+ * Open the index as the dispatcher does, examination included, and point
+ * its slot at the result (dispatch.c; btree_jit_compile() forces the
+ * examination).
+ */
+extern BtjitIndex *btjit_dispatch_open(Relation rel, bool force);
+
+/* ---- Key shape (keyshape.c) ---- */
+extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,
+									  char *why, size_t whylen);
+extern void btjit_shape_signature(const BtjitShape *shape, char *buf,
+								  size_t buflen);
+extern void btjit_shape_signature_tiers(const BtjitShape *shape,
+										const char *bcinfo, char *buf,
+										size_t buflen);
+
+#pragma GCC visibility pop
+
+#endif							/* BTREE_JIT_RUNTIME_H */

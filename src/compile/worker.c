@@ -609,6 +609,23 @@ btjit_shapes_append(const BtjitShape *shape, const char *key)
 }
 
 /* What a compile child reports through its pipe. */
+/* How a compile in a child process ended. */
+typedef enum BtjitChildOutcome
+{
+	BTJIT_CHILD_COMPILED,		/* the object is in the cache */
+	BTJIT_CHILD_FAILED,			/* the child reported a failure: why[] */
+	BTJIT_CHILD_DIED			/* no report (killed, or not started): a
+								 * retry may succeed */
+} BtjitChildOutcome;
+
+/* What becomes of a queue entry once its compile has ended. */
+typedef enum BtjitFinishOutcome
+{
+	BTJIT_FINISH_COMPILED,		/* freed, counted, backends told */
+	BTJIT_FINISH_RETRY,			/* back to pending for another attempt */
+	BTJIT_FINISH_FAILED			/* freed, listed as failed, backends told */
+} BtjitFinishOutcome;
+
 typedef struct BtjitChildReport
 {
 	bool		ok;
@@ -700,13 +717,13 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 
 /*
  * Compile one shape in a child and wait for it, staying responsive to
- * SIGTERM, SIGHUP and postmaster death.  Returns false with why[] if the
- * shape failed; *crashed says the child died without reporting (a retry
- * may succeed).
+ * SIGTERM, SIGHUP and postmaster death.  With BTJIT_CHILD_FAILED or
+ * BTJIT_CHILD_DIED, why[] says what happened; a child that died without
+ * reporting (or could not be started) may succeed on a retry.
  */
-static bool
+static BtjitChildOutcome
 btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
-					   bool *crashed, char *why, size_t whylen)
+					   char *why, size_t whylen)
 {
 	int			fds[2];
 	pid_t		pid;
@@ -714,12 +731,10 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 	BtjitChildReport report;
 	ssize_t		n;
 
-	*crashed = false;
 	if (pipe(fds) != 0)
 	{
 		snprintf(why, whylen, "could not create a pipe: %m");
-		*crashed = true;
-		return false;
+		return BTJIT_CHILD_DIED;
 	}
 	fflush(NULL);
 	pid = fork();
@@ -728,8 +743,7 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 		snprintf(why, whylen, "could not fork a compile process: %m");
 		close(fds[0]);
 		close(fds[1]);
-		*crashed = true;
-		return false;
+		return BTJIT_CHILD_DIED;
 	}
 	if (pid == 0)
 	{
@@ -763,19 +777,21 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 	close(fds[0]);
 	if (n != sizeof(report))
 	{
-		*crashed = true;
 		if (WIFSIGNALED(status))
 			snprintf(why, whylen, "the compile process was killed by signal %d",
 					 WTERMSIG(status));
 		else
 			snprintf(why, whylen, "the compile process exited with status %d without reporting",
 					 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		return false;
+		return BTJIT_CHILD_DIED;
 	}
 	*compile_ms = report.compile_ms;
 	if (!report.ok)
+	{
 		strlcpy(why, report.why, whylen);
-	return report.ok;
+		return BTJIT_CHILD_FAILED;
+	}
+	return BTJIT_CHILD_COMPILED;
 }
 
 /*
@@ -866,28 +882,24 @@ btjit_queue_take(BtjitShape *shape, char *key, int *attempts, bool *held)
  * attempt), record the outcome, and tell the backends.
  */
 static void
-btjit_queue_finish(const char *key, bool ok, bool retry, double compile_ms,
-				   const char *why)
+btjit_queue_finish(const char *key, BtjitFinishOutcome outcome,
+				   double compile_ms, const char *why)
 {
 	BtjitCompileShared *cs = btjit_compile_shared;
 	BtjitQueueEntry *e;
+	bool		retry = (outcome == BTJIT_FINISH_RETRY);
 
 	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
 	e = btjit_queue_find(key);
 	if (e != NULL)
-	{
-		if (retry)
-			e->state = BTJIT_QE_PENDING;
-		else
-			e->state = BTJIT_QE_FREE;
-	}
-	if (ok)
+		e->state = retry ? BTJIT_QE_PENDING : BTJIT_QE_FREE;
+	if (outcome == BTJIT_FINISH_COMPILED)
 	{
 		cs->compiles++;
 		cs->last_compile_ms = compile_ms;
 		cs->last_compile_at = GetCurrentTimestamp();
 	}
-	else if (!retry)
+	else if (outcome == BTJIT_FINISH_FAILED)
 	{
 		BtjitFailedShape *f = &cs->failed[cs->failed_next];
 
@@ -905,8 +917,13 @@ btjit_queue_finish(const char *key, bool ok, bool retry, double compile_ms,
 		pg_atomic_fetch_add_u64(&cs->generation, 1);
 }
 
-void
-btjit_compile_worker_main(Datum arg)
+/*
+ * The worker's start: signals, its exit callback, and the queue's worker
+ * fields.  A shape left compiling by a previous worker (that one exited in
+ * the middle) goes back to pending; its attempts stay counted.
+ */
+static void
+btjit_worker_attach(void)
 {
 	BtjitCompileShared *cs = btjit_compile_shared;
 
@@ -918,10 +935,6 @@ btjit_compile_worker_main(Datum arg)
 
 	before_shmem_exit(btjit_worker_exit, (Datum) 0);
 
-	/*
-	 * A shape left compiling by a previous worker (that one exited in the
-	 * middle) goes back to pending; its attempts stay counted.
-	 */
 	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < cs->queue_size; i++)
 		if (cs->entries[i].state == BTJIT_QE_COMPILING)
@@ -929,6 +942,99 @@ btjit_compile_worker_main(Datum arg)
 	cs->worker_pid = MyProcPid;
 	cs->worker_latch = MyLatch;
 	LWLockRelease(cs->lock);
+}
+
+/*
+ * The next shape to compile: the backends' shapes first; warm-start shapes
+ * when none waits (one attempt each: they are a convenience, a crash fails
+ * them).  False after waiting, when there was nothing to take.
+ */
+static bool
+btjit_worker_next(BtjitShape *shape, char *key, int *attempts)
+{
+	bool		held;
+
+	if (btjit_queue_take(shape, key, attempts, &held))
+		return true;
+	/* a backend's shape is held: warm-start shapes wait too */
+	if (held)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 BTJIT_HOLD_POLL_MS, PG_WAIT_EXTENSION);
+		return false;
+	}
+	if (btjit_warm_take(shape, key))
+	{
+		*attempts = BTJIT_COMPILE_ATTEMPTS;
+		return true;
+	}
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
+					 PG_WAIT_EXTENSION);
+	return false;
+}
+
+/*
+ * Compile one shape taken from the queue (its attempts counted, this one
+ * included) and finish it: compiled, retried once after a crash, or failed
+ * and logged once.
+ */
+static void
+btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
+{
+	char		why[BTJIT_REASON_LEN];
+	double		compile_ms = 0;
+	BtjitChildOutcome outcome;
+
+	if (!btjit_compiler_preloaded)
+	{
+		btjit_compiler_preload();
+		btjit_compiler_preloaded = true;
+	}
+
+	if (attempts > BTJIT_COMPILE_ATTEMPTS)
+	{
+		snprintf(why, sizeof(why),
+				 "the compile process died %d times compiling this shape",
+				 BTJIT_COMPILE_ATTEMPTS);
+		outcome = BTJIT_CHILD_FAILED;
+	}
+	else
+		outcome = btjit_compile_in_child(shape, &compile_ms, why, sizeof(why));
+
+	if (outcome == BTJIT_CHILD_COMPILED)
+	{
+		btjit_queue_finish(key, BTJIT_FINISH_COMPILED, compile_ms, NULL);
+		btjit_shapes_append(shape, key);
+		if (btjit_log_compiles)
+			ereport(LOG,
+					(errmsg("btree_jit: compile worker compiled shape %s in %.3f ms",
+							key, compile_ms)));
+		return;
+	}
+
+	/* a crash may be the machine's, not the shape's: one more try */
+	if (outcome == BTJIT_CHILD_DIED && attempts < BTJIT_COMPILE_ATTEMPTS)
+	{
+		ereport(LOG,
+				(errmsg("btree_jit: compiling key shape %s failed, retrying: %s",
+						key, why)));
+		btjit_queue_finish(key, BTJIT_FINISH_RETRY, 0, why);
+		return;
+	}
+
+	/* logged once: the shape is failed from now on, never retried */
+	ereport(WARNING,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("btree_jit: the compile worker could not compile key shape %s", key),
+			 errdetail_internal("%s", why),
+			 errhint("Indexes of this shape use the server's own page search until the server restarts.")));
+	btjit_queue_finish(key, BTJIT_FINISH_FAILED, 0, why);
+}
+
+void
+btjit_compile_worker_main(Datum arg)
+{
+	btjit_worker_attach();
 
 	/* registered only when the module is active (btjit_worker_register) */
 	if (btjit_object_cache)
@@ -938,12 +1044,7 @@ btjit_compile_worker_main(Datum arg)
 	{
 		BtjitShape	shape;
 		char		key[BTJIT_OBJECT_KEY_LEN];
-		char		why[BTJIT_REASON_LEN];
 		int			attempts;
-		bool		held;
-		double		compile_ms = 0;
-		bool		crashed;
-		bool		ok;
 
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
@@ -961,73 +1062,7 @@ btjit_compile_worker_main(Datum arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
-		/*
-		 * The backends' shapes first; warm-start shapes when none waits (one
-		 * attempt each: they are a convenience, a crash fails them).
-		 */
-		if (!btjit_queue_take(&shape, key, &attempts, &held))
-		{
-			/* a backend's shape is held: warm-start shapes wait too */
-			if (held)
-			{
-				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-								 BTJIT_HOLD_POLL_MS, PG_WAIT_EXTENSION);
-				continue;
-			}
-			if (!btjit_warm_take(&shape, key))
-			{
-				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
-								 PG_WAIT_EXTENSION);
-				continue;
-			}
-			attempts = BTJIT_COMPILE_ATTEMPTS;
-		}
-
-		if (!btjit_compiler_preloaded)
-		{
-			btjit_compiler_preload();
-			btjit_compiler_preloaded = true;
-		}
-
-		if (attempts > BTJIT_COMPILE_ATTEMPTS)
-		{
-			snprintf(why, sizeof(why),
-					 "the compile process died %d times compiling this shape",
-					 BTJIT_COMPILE_ATTEMPTS);
-			ok = false;
-			crashed = false;
-		}
-		else
-			ok = btjit_compile_in_child(&shape, &compile_ms, &crashed,
-										why, sizeof(why));
-
-		if (ok)
-		{
-			btjit_queue_finish(key, true, false, compile_ms, NULL);
-			btjit_shapes_append(&shape, key);
-			if (btjit_log_compiles)
-				ereport(LOG,
-						(errmsg("btree_jit: compile worker compiled shape %s in %.3f ms",
-								key, compile_ms)));
-			continue;
-		}
-
-		/* a crash may be the machine's, not the shape's: one more try */
-		if (crashed && attempts < BTJIT_COMPILE_ATTEMPTS)
-		{
-			ereport(LOG,
-					(errmsg("btree_jit: compiling key shape %s failed, retrying: %s",
-							key, why)));
-			btjit_queue_finish(key, false, true, 0, why);
-			continue;
-		}
-
-		/* logged once: the shape is failed from now on, never retried */
-		ereport(WARNING,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("btree_jit: the compile worker could not compile key shape %s", key),
-				 errdetail_internal("%s", why),
-				 errhint("Indexes of this shape use the server's own page search until the server restarts.")));
-		btjit_queue_finish(key, false, false, 0, why);
+		if (btjit_worker_next(&shape, key, &attempts))
+			btjit_worker_compile(&shape, key, attempts);
 	}
 }

@@ -739,82 +739,76 @@ btjit_add_bcinfo_function(LLVMModuleRef mod, const char *name,
 }
 
 /*
- * Parse the template and specialise it for shape: bind the constant, name
- * the entry function, internalise the rest and optimise.  Returns true with
- * the module in *modp, or false with why[] and *modp NULL.  *modp is set as
- * soon as the clone exists, so that a caller's PG_FINALLY can dispose of it
- * if an ERROR (a failed palloc) interrupts the specialisation.
+ * What one specialisation works from: the shape, the template and the
+ * server's bitcode to import from, the names the object's entries get, and
+ * refuse_all, NULL or the reason every import is refused (the second try).
+ */
+typedef struct BtjitSpecialiseInput
+{
+	const BtjitShape *shape;
+	const BtjitTemplate *tmpl;
+	const BtjitServerBitcode *bc;
+	const BtjitObjectNames *names;
+	const char *refuse_all;
+} BtjitSpecialiseInput;
+
+/*
+ * Give the template's shape parameter the shape (with the imports' tiers
+ * bound) as its constant initializer.  False with why[] if the template's
+ * shape type is not the module's.
  */
 static bool
-btjit_specialise_once(const BtjitShape *shape, const BtjitTemplate *tmpl,
-					  const BtjitServerBitcode *bc, const char *refuse_all,
-					  const BtjitObjectNames *names,
-					  LLVMModuleRef volatile *modp, char *bcinfo,
-					  size_t infolen, bool *broken, char *why, size_t whylen)
+btjit_bind_shape(LLVMModuleRef mod, const BtjitShape *bound,
+				 char *why, size_t whylen)
 {
-	LLVMModuleRef mod;
-	LLVMValueRef shape_global;
-	LLVMValueRef entry;
-	LLVMTypeRef shape_type;
-	LLVMTargetDataRef td;
+	LLVMTargetDataRef td = LLVMGetModuleDataLayout(mod);
+	LLVMValueRef shape_global = LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_SHAPE);
+	LLVMTypeRef shape_type = LLVMGlobalGetValueType(shape_global);
 	LLVMValueRef init;
-	LLVMPassBuilderOptionsRef options;
-	LLVMErrorRef err;
-	BtjitShape	bound;
 
-	*modp = NULL;
-	*broken = false;
-	btjit_phase_begin();
-	if (!btjit_llvm_init(why, whylen))
-		return false;
-	btjit_phase_end(BTJIT_PH_INIT);
-	mod = btjit_parse_template(tmpl, why, whylen);
-	if (mod == NULL)
-		return false;
-	*modp = mod;
-	td = LLVMGetModuleDataLayout(mod);
-	btjit_phase_end(BTJIT_PH_PARSE);
-
-	/* tier 2 first: what is refused is unbound from the shape */
-	if (!btjit_bc_import_all(mod, shape, bc, refuse_all, &bound,
-							 bcinfo, infolen, why, whylen))
-	{
-		*broken = true;
-		LLVMDisposeModule(mod);
-		*modp = NULL;
-		return false;
-	}
-	btjit_phase_end(BTJIT_PH_IMPORT);
-
-	shape_global = LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_SHAPE);
-	shape_type = LLVMGlobalGetValueType(shape_global);
 	if (LLVMABISizeOfType(td, shape_type) != sizeof(BtjitShape))
 	{
 		snprintf(why, whylen,
 				 "template's shape type is %lu bytes, the module's is %zu: template and module were built from different sources",
 				 (unsigned long) LLVMABISizeOfType(td, shape_type),
 				 sizeof(BtjitShape));
-		LLVMDisposeModule(mod);
-		*modp = NULL;
 		return false;
 	}
-	init = btjit_const_from_bytes(td, shape_type, (const unsigned char *) &bound);
+	init = btjit_const_from_bytes(td, shape_type, (const unsigned char *) bound);
 	if (init == NULL)
 	{
 		snprintf(why, whylen, "template's shape type has an unexpected layout");
-		LLVMDisposeModule(mod);
-		*modp = NULL;
 		return false;
 	}
 	LLVMSetInitializer(shape_global, init);
 	LLVMSetGlobalConstant(shape_global, true);
 	LLVMSetLinkage(shape_global, LLVMPrivateLinkage);
+	return true;
+}
 
-	/*
-	 * Only the entry points stay visible; everything else may be inlined.
-	 * The server's functions imported for inlining stay available_externally:
-	 * where not inlined, they are the server's, never a private copy.
-	 */
+/*
+ * Only the entry points stay visible, under the object's names; everything
+ * else becomes internal and may be inlined.  The server's functions
+ * imported for inlining stay available_externally: where not inlined, they
+ * are the server's, never a private copy.  The object also gets its tiers'
+ * function.
+ */
+static void
+btjit_name_entries(LLVMModuleRef mod, const BtjitObjectNames *names,
+				   const char *bcinfo)
+{
+	const struct
+	{
+		const char *template_name;
+		const char *object_name;
+	}			entries[] = {
+		{BTJIT_TEMPLATE_ENTRY, names->search},
+		{BTJIT_TEMPLATE_FUSED, names->entry},
+		{BTJIT_TEMPLATE_COMPARE, names->compare},
+		{BTJIT_TEMPLATE_INSERT, names->insert},
+		{BTJIT_TEMPLATE_CHECK, names->check},
+	};
+
 	for (LLVMValueRef f = LLVMGetFirstFunction(mod); f != NULL;
 		 f = LLVMGetNextFunction(f))
 	{
@@ -823,56 +817,114 @@ btjit_specialise_once(const BtjitShape *shape, const BtjitTemplate *tmpl,
 			LLVMSetLinkage(f, LLVMInternalLinkage);
 	}
 	btjit_add_bcinfo_function(mod, names->bcinfo, bcinfo);
-	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_ENTRY);
-	LLVMSetLinkage(entry, LLVMExternalLinkage);
-	LLVMSetValueName2(entry, names->search, strlen(names->search));
-	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_FUSED);
-	LLVMSetLinkage(entry, LLVMExternalLinkage);
-	LLVMSetValueName2(entry, names->entry, strlen(names->entry));
-	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_COMPARE);
-	LLVMSetLinkage(entry, LLVMExternalLinkage);
-	LLVMSetValueName2(entry, names->compare, strlen(names->compare));
-	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_INSERT);
-	LLVMSetLinkage(entry, LLVMExternalLinkage);
-	LLVMSetValueName2(entry, names->insert, strlen(names->insert));
-	entry = LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_CHECK);
-	LLVMSetLinkage(entry, LLVMExternalLinkage);
-	LLVMSetValueName2(entry, names->check, strlen(names->check));
+	for (int i = 0; i < lengthof(entries); i++)
+	{
+		LLVMValueRef entry = LLVMGetNamedFunction(mod, entries[i].template_name);
 
+		LLVMSetLinkage(entry, LLVMExternalLinkage);
+		LLVMSetValueName2(entry, entries[i].object_name,
+						  strlen(entries[i].object_name));
+	}
 	LLVMSetTarget(mod, LLVMGetTargetMachineTriple(btjit_target_machine));
+}
 
-	/* linked server code: make sure the result is sound before optimising */
-	if (strchr(bcinfo, BTJIT_BC_IMPORTED) != NULL &&
-		strchr(bcinfo, BTJIT_BC_IMPORTED) < bcinfo + BTJIT_MAX_KEYS)
-	{
-		char	   *msg = NULL;
+/*
+ * Linked server code: make sure the result is sound before optimising.
+ * False with why[] if a module with an imported column does not verify.
+ */
+static bool
+btjit_verify_imports(LLVMModuleRef mod, const char *bcinfo,
+					 char *why, size_t whylen)
+{
+	const char *imported = strchr(bcinfo, BTJIT_BC_IMPORTED);
+	char	   *msg = NULL;
+	bool		ok;
 
-		if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg))
-		{
-			snprintf(why, whylen, "the module with imported code does not verify: %.200s",
-					 msg ? msg : "");
-			LLVMDisposeMessage(msg);
-			*broken = true;
-			LLVMDisposeModule(mod);
-			*modp = NULL;
-			return false;
-		}
-		LLVMDisposeMessage(msg);
-	}
+	if (imported == NULL || imported >= bcinfo + BTJIT_MAX_KEYS)
+		return true;
+	ok = !LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg);
+	if (!ok)
+		snprintf(why, whylen, "the module with imported code does not verify: %.200s",
+				 msg ? msg : "");
+	LLVMDisposeMessage(msg);
+	return ok;
+}
 
-	btjit_phase_end(BTJIT_PH_BIND);
-	options = LLVMCreatePassBuilderOptions();
-	err = LLVMRunPasses(mod, BTJIT_PASSES, btjit_target_machine, options);
+/* The optimisation pipeline (BTJIT_PASSES); false with why[] on an error. */
+static bool
+btjit_optimise(LLVMModuleRef mod, char *why, size_t whylen)
+{
+	LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPasses(mod, BTJIT_PASSES, btjit_target_machine,
+									 options);
+
 	LLVMDisposePassBuilderOptions(options);
-	btjit_phase_end(BTJIT_PH_OPT);
-	if (err != NULL)
-	{
-		btjit_take_error(err, "optimisation failed", why, whylen);
-		LLVMDisposeModule(mod);
-		*modp = NULL;
+	if (err == NULL)
+		return true;
+	btjit_take_error(err, "optimisation failed", why, whylen);
+	return false;
+}
+
+/*
+ * Parse the template and specialise it for the shape: import, bind the
+ * constant, name the entries, internalise the rest and optimise.  Returns
+ * true with the module in *modp, or false with why[] and *modp NULL; with
+ * *broken set when the imports broke the module (the caller then tries
+ * again with every import refused).  *modp is set as soon as the module
+ * exists, so that a caller's PG_FINALLY can dispose of it if an ERROR (a
+ * failed palloc) interrupts the specialisation.
+ */
+static bool
+btjit_specialise_once(const BtjitSpecialiseInput *in,
+					  LLVMModuleRef volatile *modp, char *bcinfo,
+					  size_t infolen, bool *broken, char *why, size_t whylen)
+{
+	LLVMModuleRef mod;
+	BtjitShape	bound;
+
+	*modp = NULL;
+	*broken = false;
+	btjit_phase_begin();
+	if (!btjit_llvm_init(why, whylen))
 		return false;
+	btjit_phase_end(BTJIT_PH_INIT);
+	mod = btjit_parse_template(in->tmpl, why, whylen);
+	if (mod == NULL)
+		return false;
+	*modp = mod;
+	btjit_phase_end(BTJIT_PH_PARSE);
+
+	/* tier 2 first: what is refused is unbound from the shape */
+	if (!btjit_bc_import_all(mod, in->shape, in->bc, in->refuse_all, &bound,
+							 bcinfo, infolen, why, whylen))
+	{
+		*broken = true;
+		goto fail;
 	}
+	btjit_phase_end(BTJIT_PH_IMPORT);
+
+	if (!btjit_bind_shape(mod, &bound, why, whylen))
+		goto fail;
+	btjit_name_entries(mod, in->names, bcinfo);
+	if (!btjit_verify_imports(mod, bcinfo, why, whylen))
+	{
+		*broken = true;
+		goto fail;
+	}
+	btjit_phase_end(BTJIT_PH_BIND);
+
+	if (!btjit_optimise(mod, why, whylen))
+	{
+		btjit_phase_end(BTJIT_PH_OPT);
+		goto fail;
+	}
+	btjit_phase_end(BTJIT_PH_OPT);
 	return true;
+
+fail:
+	LLVMDisposeModule(mod);
+	*modp = NULL;
+	return false;
 }
 
 /*
@@ -886,17 +938,19 @@ btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
 				 LLVMModuleRef volatile *modp, char *bcinfo, size_t infolen,
 				 char *why, size_t whylen)
 {
+	BtjitSpecialiseInput in = {shape, tmpl, bc, names, NULL};
 	bool		broken;
 	char		bwhy[BTJIT_WHY_LEN];
 
-	if (btjit_specialise_once(shape, tmpl, bc, NULL, names, modp, bcinfo,
-							  infolen, &broken, why, whylen))
+	if (btjit_specialise_once(&in, modp, bcinfo, infolen, &broken,
+							  why, whylen))
 		return true;
 	if (!broken)
 		return false;
 	strlcpy(bwhy, why, sizeof(bwhy));
-	return btjit_specialise_once(shape, tmpl, bc, bwhy, names, modp, bcinfo,
-								 infolen, &broken, why, whylen);
+	in.refuse_all = bwhy;
+	return btjit_specialise_once(&in, modp, bcinfo, infolen, &broken,
+								 why, whylen);
 }
 
 /* Add an object to the LLJIT (which takes the buffer) and find its entries. */

@@ -270,91 +270,67 @@ btjit_shape_hash(const BtjitShape *shape)
 					  nkeys * sizeof(BtjitColumnShape));
 }
 
-/*
- * Compiled code for a shape: from the cache, queued for the compile worker,
- * or compiled now.  A shape that failed to compile is remembered with fn ==
- * NULL, so one WARNING is enough per backend.  A queued shape (code->queued)
- * is looked up again once the compile generation has moved since this
- * backend last looked.  Returns NULL (with why[]) only when the cache is
- * full.
- */
+/* This backend's code for a shape, compiled, queued or failed; or NULL. */
 static BtjitCode *
-btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
-					 char *why, size_t whylen)
+btjit_code_find(const BtjitShape *shape, uint32 hash)
 {
-	uint32		hash = btjit_shape_hash(shape);
-	BtjitCode  *code;
-	char		cwhy[BTJIT_WHY_LEN];
-	BtjitCompileResult result;
-
-	for (code = btjit_codes; code != NULL; code = code->next)
+	for (BtjitCode *code = btjit_codes; code != NULL; code = code->next)
 	{
 		if (code->hash == hash &&
 			memcmp(&code->shape, shape, sizeof(BtjitShape)) == 0)
-			break;
-	}
-
-	if (code != NULL && !code->queued)
-	{
-		if (code->fn == NULL)
-			snprintf(why, whylen, "compilation failed: %s",
-					 code->failure);
-		return code;
-	}
-
-	if (code != NULL)
-	{
-		uint64		generation = btjit_compile_generation_now();
-
-		if (!inline_only && generation == code->queued_generation)
-		{
-			snprintf(why, whylen, "queued for the compile worker");
 			return code;
-		}
-		code->queued_generation = generation;
-		if (inline_only)
-		{
-			code->queued = false;
-			result = btjit_compile_shape(shape, code, true, cwhy, sizeof(cwhy));
-		}
-		else
-			result = btjit_compile_poll(code, cwhy, sizeof(cwhy));
 	}
-	else
+	return NULL;
+}
+
+/*
+ * A new code for the shape, not compiled yet and not in the list (it joins
+ * the list once its compile returned: an ERROR inside leaves no entry);
+ * NULL with why[] when the list is full (btree_jit.max_signatures) or
+ * memory is short.
+ */
+static BtjitCode *
+btjit_code_new(const BtjitShape *shape, uint32 hash, char *why, size_t whylen)
+{
+	BtjitCode  *code;
+
+	if (btjit_ncodes >= btjit_max_signatures)
 	{
-		if (btjit_ncodes >= btjit_max_signatures)
-		{
-			snprintf(why, whylen,
-					 "compiled shape cache is full (btree_jit.max_signatures = %d)",
-					 btjit_max_signatures);
-			return NULL;
-		}
-
-		code = MemoryContextAllocExtended(TopMemoryContext, sizeof(BtjitCode),
-										  MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
-		if (code == NULL)
-		{
-			snprintf(why, whylen, "out of memory");
-			return NULL;
-		}
-		code->hash = hash;
-		code->shape = *shape;
-		btjit_shape_signature(shape, code->signature, sizeof(code->signature));
-		result = btjit_compile_shape(shape, code, inline_only,
-									 cwhy, sizeof(cwhy));
-		code->next = btjit_codes;
-		btjit_codes = code;
-		btjit_ncodes++;
+		snprintf(why, whylen,
+				 "compiled shape cache is full (btree_jit.max_signatures = %d)",
+				 btjit_max_signatures);
+		return NULL;
 	}
+	code = MemoryContextAllocExtended(TopMemoryContext, sizeof(BtjitCode),
+									  MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+	if (code == NULL)
+	{
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	code->hash = hash;
+	code->shape = *shape;
+	btjit_shape_signature(shape, code->signature, sizeof(code->signature));
+	return code;
+}
 
+/*
+ * Record what a compile (or a look at the queue) gave: queued, compiled
+ * (the signature now names each called column's tier), or failed, which is
+ * remembered with fn == NULL so that one WARNING is enough per backend.
+ */
+static void
+btjit_code_settle(BtjitCode *code, BtjitCompileResult result,
+				  const char *cwhy, char *why, size_t whylen)
+{
 	switch (result)
 	{
 		case BTJIT_COMPILE_QUEUED:
 			snprintf(why, whylen, "queued for the compile worker");
 			break;
 		case BTJIT_COMPILE_OK:
-			/* now the tier of each called column is known */
-			btjit_shape_signature_tiers(shape, code->bcinfo, code->signature,
+			btjit_shape_signature_tiers(&code->shape, code->bcinfo,
+										code->signature,
 										sizeof(code->signature));
 			btjit_ncompiles++;
 			if (btjit_log_compiles)
@@ -386,6 +362,62 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 						 errhint("Indexes of this shape use the server's own page search in this session.")));
 			break;
 	}
+}
+
+/*
+ * Compiled code for a shape: from the cache, queued for the compile worker,
+ * or compiled now.  A shape that failed to compile is remembered with fn ==
+ * NULL.  A queued shape (code->queued) is looked up again once the compile
+ * generation has moved since this backend last looked.  Returns NULL (with
+ * why[]) only when the cache is full.
+ */
+static BtjitCode *
+btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
+					 char *why, size_t whylen)
+{
+	uint32		hash = btjit_shape_hash(shape);
+	BtjitCode  *code = btjit_code_find(shape, hash);
+	char		cwhy[BTJIT_WHY_LEN];
+	BtjitCompileResult result;
+
+	if (code != NULL && !code->queued)
+	{
+		if (code->fn == NULL)
+			snprintf(why, whylen, "compilation failed: %s",
+					 code->failure);
+		return code;
+	}
+
+	if (code != NULL)
+	{
+		uint64		generation = btjit_compile_generation_now();
+
+		if (!inline_only && generation == code->queued_generation)
+		{
+			snprintf(why, whylen, "queued for the compile worker");
+			return code;
+		}
+		code->queued_generation = generation;
+		if (inline_only)
+		{
+			code->queued = false;
+			result = btjit_compile_shape(shape, code, true, cwhy, sizeof(cwhy));
+		}
+		else
+			result = btjit_compile_poll(code, cwhy, sizeof(cwhy));
+	}
+	else
+	{
+		code = btjit_code_new(shape, hash, why, whylen);
+		if (code == NULL)
+			return NULL;
+		result = btjit_compile_shape(shape, code, inline_only,
+									 cwhy, sizeof(cwhy));
+		code->next = btjit_codes;
+		btjit_codes = code;
+		btjit_ncodes++;
+	}
+	btjit_code_settle(code, result, cwhy, why, whylen);
 	return code;
 }
 

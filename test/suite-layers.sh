@@ -1,0 +1,45 @@
+#!/bin/bash
+# test/suite-layers.sh - the source tree's structure, checked on the built
+# objects and the sources (src/README, "The layers"):
+#   links      no two object files reference each other's symbols both
+#              ways, no longer cycle, no reference from a lower layer to a
+#              higher one, and the compiler library references nothing of
+#              the module (test/lib/link_cycles.py, over nm)
+#   headers    no project header reaches every C file, and no header
+#              includes one of a higher layer (test/lib/include_reach.py)
+#   lengths    no function over 120 lines but the one-switch functions
+#              (flow_step, the GUC definitions, relocate)
+#              (test/lib/function_lengths.py)
+# Builds the module first if it is not built (test/run has built it).
+# Prints "N passed, M failed"; exits non-zero on any failure.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+PG_CONFIG=${PG_CONFIG:-pg_config}
+PY=$(command -v python3) || { echo "suite-layers: python3 not found"; exit 1; }
+
+make -s -C "$root" PG_CONFIG="$PG_CONFIG" >/dev/null ||
+	{ echo "suite-layers: build failed"; echo "0 passed, 1 failed"; exit 1; }
+
+pass=0
+fail=0
+check() {
+	local name=$1
+	shift
+	echo "=== layers: $name ==="
+	if "$@"; then
+		echo "ok   $name"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name"
+		fail=$((fail + 1))
+	fi
+}
+
+check links "$PY" "$root/test/lib/link_cycles.py" "$root"
+check headers "$PY" "$root/test/lib/include_reach.py" "$root"
+check lengths "$PY" "$root/test/lib/function_lengths.py" "$root" --list 5 \
+	--allow flow_step btjit_define_gucs relocate
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

@@ -58,6 +58,44 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 #define BTJIT_INDEXES_INFO_COLS	4
 
 /*
+ * Counter columns, in the order the SQL functions return them.  The first
+ * versions' counters sit among other columns; the counters added since
+ * (each extension version appends its columns at the end) come last, in
+ * btjit_added_counts: a new counter is a field of BtjitIndexStats, an entry
+ * here and the new version's SQL.
+ */
+#define BTJIT_COUNT(field) offsetof(BtjitIndexStats, field)
+
+static const size_t btjit_search_counts[] = {
+	BTJIT_COUNT(jit_searches), BTJIT_COUNT(stock_searches),
+	BTJIT_COUNT(declined_searches), BTJIT_COUNT(verified_searches),
+};
+static const size_t btjit_compare_counts[] = {
+	BTJIT_COUNT(jit_compares), BTJIT_COUNT(verified_compares),
+};
+static const size_t btjit_compile_counts[] = {
+	BTJIT_COUNT(compiles), BTJIT_COUNT(compile_failures),
+};
+static const size_t btjit_added_counts[] = {
+	BTJIT_COUNT(jit_inserts), BTJIT_COUNT(verified_inserts),	/* 1.2 */
+	BTJIT_COUNT(jit_checks), BTJIT_COUNT(verified_checks),	/* 1.3 */
+};
+
+/*
+ * Put the counters named by offsets[0..n) into values[] from column i on,
+ * as long as the result has columns for them; returns the next column.
+ */
+static int
+btjit_put_counts(Datum *values, int i, int natts,
+				 const BtjitIndexStats *counts, const size_t *offsets, int n)
+{
+	for (int k = 0; k < n && i < natts; k++)
+		values[i++] = Int64GetDatum((int64) *(const uint64 *)
+									((const char *) counts + offsets[k]));
+	return i;
+}
+
+/*
  * Raise a clear error if the function's declared result has not the number
  * of columns this module fills.
  */
@@ -197,6 +235,7 @@ static void
 btjit_stats_row(BtjitIndex *ix, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	int			natts = rsinfo->setDesc->natts;
 	Datum		values[BTJIT_INDEX_STATS_COLS_1_3];
 	bool		nulls[BTJIT_INDEX_STATS_COLS_1_3];
 	int			i = 0;
@@ -212,10 +251,8 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 		values[i++] = CStringGetTextDatum(ix->signature);
 	else
 		nulls[i++] = true;
-	values[i++] = Int64GetDatum((int64) ix->counts.jit_searches);
-	values[i++] = Int64GetDatum((int64) ix->counts.stock_searches);
-	values[i++] = Int64GetDatum((int64) ix->counts.declined_searches);
-	values[i++] = Int64GetDatum((int64) ix->counts.verified_searches);
+	i = btjit_put_counts(values, i, natts, &ix->counts, btjit_search_counts,
+						 lengthof(btjit_search_counts));
 	if (ix->code != NULL)
 	{
 		values[i++] = Float8GetDatum(ix->code->compile_ms);
@@ -227,21 +264,12 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	values[i++] = Int64GetDatum((int64) ix->counts.jit_compares);
-	values[i++] = Int64GetDatum((int64) ix->counts.verified_compares);
+	i = btjit_put_counts(values, i, natts, &ix->counts, btjit_compare_counts,
+						 lengthof(btjit_compare_counts));
 	Assert(i == BTJIT_INDEX_STATS_COLS);
-	if (rsinfo->setDesc->natts >= BTJIT_INDEX_STATS_COLS_1_2)
-	{
-		values[i++] = Int64GetDatum((int64) ix->counts.jit_inserts);
-		values[i++] = Int64GetDatum((int64) ix->counts.verified_inserts);
-		Assert(i == BTJIT_INDEX_STATS_COLS_1_2);
-	}
-	if (rsinfo->setDesc->natts >= BTJIT_INDEX_STATS_COLS_1_3)
-	{
-		values[i++] = Int64GetDatum((int64) ix->counts.jit_checks);
-		values[i++] = Int64GetDatum((int64) ix->counts.verified_checks);
-		Assert(i == BTJIT_INDEX_STATS_COLS_1_3);
-	}
+	i = btjit_put_counts(values, i, natts, &ix->counts, btjit_added_counts,
+						 lengthof(btjit_added_counts));
+	Assert(i == natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -392,6 +420,7 @@ static void
 btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	int			natts = rsinfo->setDesc->natts;
 	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_3];
 	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_3];
 	int			i = 0;
@@ -408,14 +437,12 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 		values[i++] = CStringGetTextDatum(row->signature);
 	else
 		nulls[i++] = true;
-	values[i++] = Int64GetDatum((int64) row->counts.jit_searches);
-	values[i++] = Int64GetDatum((int64) row->counts.stock_searches);
-	values[i++] = Int64GetDatum((int64) row->counts.declined_searches);
-	values[i++] = Int64GetDatum((int64) row->counts.verified_searches);
-	values[i++] = Int64GetDatum((int64) row->counts.jit_compares);
-	values[i++] = Int64GetDatum((int64) row->counts.verified_compares);
-	values[i++] = Int64GetDatum((int64) row->counts.compiles);
-	values[i++] = Int64GetDatum((int64) row->counts.compile_failures);
+	i = btjit_put_counts(values, i, natts, &row->counts, btjit_search_counts,
+						 lengthof(btjit_search_counts));
+	i = btjit_put_counts(values, i, natts, &row->counts, btjit_compare_counts,
+						 lengthof(btjit_compare_counts));
+	i = btjit_put_counts(values, i, natts, &row->counts, btjit_compile_counts,
+						 lengthof(btjit_compile_counts));
 	if (row->last_code_at != 0)
 	{
 		values[i++] = Float8GetDatum(row->last_compile_ms);
@@ -430,18 +457,9 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 		nulls[i++] = true;
 	}
 	Assert(i == BTJIT_INDEX_COUNTERS_COLS);
-	if (rsinfo->setDesc->natts >= BTJIT_INDEX_COUNTERS_COLS_1_2)
-	{
-		values[i++] = Int64GetDatum((int64) row->counts.jit_inserts);
-		values[i++] = Int64GetDatum((int64) row->counts.verified_inserts);
-		Assert(i == BTJIT_INDEX_COUNTERS_COLS_1_2);
-	}
-	if (rsinfo->setDesc->natts >= BTJIT_INDEX_COUNTERS_COLS_1_3)
-	{
-		values[i++] = Int64GetDatum((int64) row->counts.jit_checks);
-		values[i++] = Int64GetDatum((int64) row->counts.verified_checks);
-		Assert(i == BTJIT_INDEX_COUNTERS_COLS_1_3);
-	}
+	i = btjit_put_counts(values, i, natts, &row->counts, btjit_added_counts,
+						 lengthof(btjit_added_counts));
+	Assert(i == natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

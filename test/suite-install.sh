@@ -17,8 +17,8 @@
 #     checks the start-up LOG line, btree_jit_status() active, and that an
 #     index runs compiled code (btree_jit_indexes: state jit, jit_searches
 #     > 0, polled while searching, as the background worker compiles);
-#   - the README's removal steps (<!-- steps: unpreload -->, then
-#     uninstall-source / uninstall-package): the server restarts and works
+#   - the README's removal steps (<!-- steps: remove -->, the make
+#     uninstall or the apt-get purge line by way): the server restarts and works
 #     without the module, the module's files are gone, the package is
 #     purged (no dpkg status left, none of its files).
 # The host's PostgreSQL and the version matrix's chroots are not touched.
@@ -40,6 +40,41 @@ releases=${BTJIT_INSTALL_RELEASES:-bookworm trixie}
 ways=${BTJIT_INSTALL_WAYS:-source package}
 logs=$BTJIT_ROOT/test/results/install
 mkdir -p "$logs"
+
+# Several releases run side by side (downloads dominate, and they overlap
+# well), each as this script for one release, its output shown when it
+# ends; BTJIT_INSTALL_PARALLEL=0 runs them one after the other.
+# shellcheck disable=SC2086
+if [[ $(wc -w <<<"$releases") -gt 1 && ${BTJIT_INSTALL_PARALLEL:-1} != 0 ]]; then
+	start=$SECONDS
+	pids=()
+	for r in $releases; do
+		BTJIT_INSTALL_RELEASES=$r bash "$0" >"$logs/$r.out" 2>&1 </dev/null &
+		pids+=($!)
+		echo "# $r: started (pid $!, output in $logs/$r.out)"
+	done
+	np=0
+	nf=0
+	for r in $releases; do
+		rc=0
+		wait "${pids[0]}" || rc=$?
+		pids=("${pids[@]:1}")
+		echo "# ---- $r (exit $rc) ----"
+		cat "$logs/$r.out"
+		last=$(tail -n 1 "$logs/$r.out")
+		if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+			np=$((np + BASH_REMATCH[1]))
+			nf=$((nf + BASH_REMATCH[2]))
+			[[ $rc -eq 0 || ${BASH_REMATCH[2]} -gt 0 ]] || nf=$((nf + 1))
+		else
+			echo "FAIL - $r: no closing counts (exit $rc)"
+			nf=$((nf + 1))
+		fi
+	done
+	echo "# suite-install: $((SECONDS - start)) s"
+	echo "$np passed, $nf failed"
+	exit $((nf > 0))
+fi
 
 passed=0
 failed=0
@@ -74,7 +109,7 @@ q() {
 # steps NAME - run the README's block NAME, checked and timed
 steps() {
 	local name=$1 log=$logs/$INST_RELEASE-$way-$1.log t0=$SECONDS
-	if inst_run_steps "$name" "$log"; then
+	if inst_run_steps "$name" "$way" "$log"; then
 		check "$INST_RELEASE $way: the README's '$name' steps ($((SECONDS - t0)) s)" true
 	else
 		check "$INST_RELEASE $way: the README's '$name' steps (FAILED after $((SECONDS - t0)) s)" false || true
@@ -138,10 +173,9 @@ one_way() {
 	if [[ $way == package ]]; then
 		files=$(inst_run dpkg -L "$pkg" | while read -r f; do [[ -f $INST_ROOT$f ]] && echo "$f"; done)
 	fi
-	steps unpreload || return 1
+	steps remove || return 1
 	check "$release $way: after the removal steps the server runs without the module" \
 		eq "$(q "SHOW shared_preload_libraries" "SELECT count(*) FROM t WHERE id < 100")" $'\n99'
-	steps "uninstall-$way" || return 1
 	if [[ $way == package ]]; then
 		check "$release package: $pkg is purged (no dpkg status left)" \
 			eq "$(inst_run dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)" ""

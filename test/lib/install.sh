@@ -7,7 +7,7 @@
 #   inst_fresh trixie                 # a fresh chroot; sets INST_ROOT
 #   inst_stage_tree                   # this tree at /build/btree_jit in it
 #   inst_steps source                 # the README block tagged "source"
-#   inst_run_steps trixie source      # run that block there, as root
+#   inst_run_steps source source LOG  # run that block there, as root
 #   inst_run CMD...                   # any command in the chroot, as root
 #   inst_destroy                      # stop its server, remove the chroot
 #
@@ -15,11 +15,13 @@
 # <!-- install-section-begin --> and <!-- remove-section-end -->) each step
 # is a fenced code block preceded by a line <!-- steps: NAME -->, written
 # for a shell where PG and LLVM are set from the section's table (a row per
-# Debian release: | Debian NN `codename` | PG | LLVM |).  The test runs a
-# block as `bash -e` in the tree's copy with PG and LLVM set from the
-# release's row, `sudo -u USER` turned into runuser and other `sudo `
-# dropped (the test is root, and minbase has no sudo).  Nothing else is
-# changed in the block.
+# Debian release: | NN codename | PG | LLVM |, the columns found by their
+# headers `PG` and `LLVM`).  The test runs a block as `bash -e` in the
+# tree's copy with PG and LLVM set from the release's row, `sudo -u USER`
+# turned into runuser and other `sudo ` dropped (the test is root, and
+# minbase has no sudo).  A line ending in a comment "# from source" is run
+# only when installing from source, one ending in "# ... the package" only
+# for the package.  Nothing else is changed in the block.
 #
 # The only cache: the bare debootstrap result of each release, as a tarball
 # ($BTJIT_CACHE_DIR/install/minbase-<release>.tar, default
@@ -67,7 +69,8 @@ _inst_sections() {
 		/<!-- remove-section-end -->/ { on = 0 }' "$INST_README"
 }
 
-# inst_steps NAME - the fenced block after <!-- steps: NAME --> (fail if none)
+# inst_steps NAME - the fenced block after <!-- steps: NAME --> (fails,
+# saying so, if there is none)
 inst_steps() {
 	local out
 	out=$(_inst_sections | awk -v want="$1" '
@@ -75,7 +78,10 @@ inst_steps() {
 		found == 1 && /^```/ { found = 2; next }
 		found == 2 && /^```/ { exit }
 		found == 2 { print }')
-	[[ -n $out ]] || btjit_die "README.md has no block tagged <!-- steps: $1 --> in its install/removal sections"
+	if [[ -z $out ]]; then
+		echo "README.md has no block tagged <!-- steps: $1 --> in its install/removal sections" >&2
+		return 1
+	fi
 	printf '%s\n' "$out"
 }
 
@@ -91,13 +97,19 @@ inst_var() {
 	echo "$v"
 }
 
-# What the test runs for a block: PG and LLVM from the table, sudo dropped.
+# What the test runs for a block: PG and LLVM from the table, the lines of
+# the other way left out, sudo dropped.
 _inst_script() {
-	local release=$1 name=$2
+	local release=$1 name=$2 way=$3 other
+	case $way in
+	source) other='# .*the package$' ;;
+	package) other='# from source$' ;;
+	*) btjit_die "_inst_script: way is source or package, not '$way'" ;;
+	esac
 	echo "set -e"
 	echo "PG=$(inst_var "$release" PG) LLVM=$(inst_var "$release" LLVM)"
 	echo "cd $INST_TREE"
-	inst_steps "$name" |
+	inst_steps "$name" | grep -Ev -- "$other" |
 		sed -E 's/(^|&& |; |\| )sudo -u ([a-z_][a-z0-9_-]*) /\1runuser -u \2 -- /g; s/(^|&& |; |\| )sudo /\1/g'
 }
 
@@ -213,11 +225,13 @@ inst_stage_tree() {
 	fi
 }
 
-# inst_run_steps NAME LOG - run the README's block NAME in the chroot (as
-# root, in the tree's copy), its output and the script itself in LOG
+# inst_run_steps NAME WAY LOG - run the README's block NAME for WAY
+# (source, package) in the chroot (as root, in the tree's copy), its output
+# and the script itself in LOG
 inst_run_steps() {
-	local name=$1 log=$2 script=/build/steps-$1.sh
-	_inst_script "$INST_RELEASE" "$name" >"$INST_ROOT$script"
+	local name=$1 way=$2 log=$3 script=/build/steps-$1.sh
+	inst_steps "$name" >/dev/null 2>"$log" || { cat "$log" >&2; return 1; }
+	_inst_script "$INST_RELEASE" "$name" "$way" >"$INST_ROOT$script"
 	{
 		echo "---- $script ----"
 		cat "$INST_ROOT$script"

@@ -94,8 +94,8 @@ eq() { [[ $1 == "$2" ]] || { echo "    got '$1', want '$2'" >&2; return 1; }; }
 
 # show_log LOG - the end of a failed step's log
 show_log() {
-	echo "    ---- last lines of $1 ----"
-	tail -n 25 "$1" | sed 's/^/    /'
+	echo "    ---- last lines of $1 (cut at 300 characters) ----"
+	tail -n 15 "$1" | cut -c 1-300 | sed 's/^/    /'
 }
 
 # q SQL... - psql as postgres on the chroot's main cluster (its socket in

@@ -189,6 +189,8 @@ inst_fresh() {
 	cp -L /etc/resolv.conf "$INST_ROOT/etc/resolv.conf" 2>/dev/null || true
 	if [[ -z ${_inst_archives[$release]:-} ]]; then
 		_inst_archives[$release]=$(mktemp -d "$INST_CACHE/.archives-$release.XXXXXX")
+		# traversable: apt downloads as its _apt user
+		chmod 755 "${_inst_archives[$release]}"
 		mkdir -p "${_inst_archives[$release]}/partial"
 		cluster_on_exit "rm -rf '${_inst_archives[$release]}'"
 	fi

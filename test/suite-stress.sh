@@ -103,7 +103,7 @@ work=$BTJIT_CLUSTER_DIR/work
 mkdir -p "$work"
 chown "$BTJIT_OS_USER:" "$work"
 # keep the sessions' outputs of a failed run (the cluster dir goes away)
-cluster_on_exit 'if [[ $_fail -gt 0 && -d $work ]]; then keep=/tmp/btree_jit-stress-$(date +%Y%m%d-%H%M%S); cp -r "$work" "$keep"; echo "session outputs kept in $keep (seed $seed)" >&2; fi'
+cluster_on_exit 'if [[ $check_failed -gt 0 && -d $work ]]; then keep=/tmp/btree_jit-stress-$(date +%Y%m%d-%H%M%S); cp -r "$work" "$keep"; echo "session outputs kept in $keep (seed $seed)" >&2; fi'
 psql_bin=$(pg_bindir)/psql
 
 # psql as superuser with SQLSTATEs in messages, errors not fatal

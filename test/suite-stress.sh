@@ -138,10 +138,12 @@ fi
 if [[ $first_cluster == 1 ]]; then
 	stress_first_cluster
 fi
-for f in "${sections[@]}"; do
+# (the sections run in this shell: they share the cluster, its tables and
+# variables, and their loops may reuse any name but _section)
+for _section in "${sections[@]}"; do
 	echo
 	# shellcheck source=/dev/null
-	source "$f"
+	source "$_section"
 done
 
 echo "wall time $(elapsed "$t_start")s (seed $seed)"

@@ -71,7 +71,7 @@ while [[ $# -gt 0 ]]; do
 		for f in "${all_sections[@]}"; do section_name "$f"; done
 		exit 0
 		;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) btjit_die "unknown argument $1 (see --help)" ;;
 	*) picked+=("$1"); shift ;;
 	esac

@@ -44,7 +44,7 @@ fi
 
 t_start=$(now)
 echo "== suite-differential: seed $seed (replay: test/suite-differential.sh --seed $seed --minutes $minutes)"
-cluster_on_exit 'if [[ $_fail -gt 0 || ${gen_rc:-0} -ne 0 ]]; then echo "seed was $seed: replay with test/suite-differential.sh --seed $seed --minutes $minutes" >&2; fi'
+cluster_on_exit 'if [[ $check_failed -gt 0 || ${gen_rc:-0} -ne 0 ]]; then echo "seed was $seed: replay with test/suite-differential.sh --seed $seed --minutes $minutes" >&2; fi'
 
 module=1
 if [[ ${BTJIT_PRELOAD:-1} == 0 ]]; then

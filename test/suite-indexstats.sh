@@ -24,23 +24,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/cluster.sh
 source "$here/lib/cluster.sh"
-
-passed=0
-failed=0
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   - $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL - $what"
-		failed=$((failed + 1))
-	fi
-}
-
-eq() { [[ $1 == "$2" ]] || { echo "    got '$1', want '$2'" >&2; return 1; }; }
+# shellcheck source=lib/check.sh
+source "$here/lib/check.sh"
 
 sql() { psql_as -v ON_ERROR_STOP=1 -Atq "$@"; }
 
@@ -172,5 +157,4 @@ check "the most used index survives the evictions" \
 	eq "$(sql -c "SELECT count(*) FROM btree_jit_indexes WHERE indexname = 't_pkey' AND jit_searches + stock_searches >= $lookups")" 1
 
 cluster_stop
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+summary

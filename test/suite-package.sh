@@ -28,23 +28,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/cluster.sh
 source "$here/lib/cluster.sh"
-
-passed=0
-failed=0
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   - $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL - $what"
-		failed=$((failed + 1))
-	fi
-}
-
-eq() { [[ $1 == "$2" ]] || { echo "    got '$1', want '$2'" >&2; return 1; }; }
+# shellcheck source=lib/check.sh
+source "$here/lib/check.sh"
 
 cd "$BTJIT_ROOT"
 major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
@@ -98,9 +83,8 @@ start=$SECONDS
 (cd "$scratch/src" && pg_buildext updatecontrol &&
 	dpkg-buildpackage -us -uc -b) >"$scratch/build.log" 2>&1 || {
 	tail -n 30 "$scratch/build.log" >&2
-	echo "FAIL - dpkg-buildpackage"
-	echo "$passed passed, $((failed + 1)) failed"
-	exit 1
+	bad "dpkg-buildpackage (the last 30 lines of its log above)"
+	summary || exit 1
 }
 deb=$scratch/${package}_${control_v}_amd64.deb
 check "dpkg-buildpackage built $package $control_v in $((SECONDS - start)) s" test -f "$deb"
@@ -173,5 +157,4 @@ rm -rf "$fail_dir"
 
 exec 9>&- 2>/dev/null || true
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+summary

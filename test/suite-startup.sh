@@ -23,21 +23,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/cluster.sh
 source "$here/lib/cluster.sh"
-
-passed=0
-failed=0
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   - $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL - $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=lib/check.sh
+source "$here/lib/check.sh"
 
 # A query that must work whatever the module did: an index probe.
 probe_works() {
@@ -133,5 +120,4 @@ check "normal: the worker's exit is not a crash" \
 	bash -c "! grep -q 'terminating any other active server processes' '$BTJIT_CLUSTER_LOG'"
 cluster_stop
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+summary

@@ -17,7 +17,8 @@
 #   build      make + make install into the chroot's server
 #   status     a cluster with the module preloaded: btree_jit_status()
 #              must say active, with the located _bt_binsrch and call sites
-#   patcher    make unitcheck against that server's binary
+#   unit       make unitcheck: the unit tests (test_patcher against that
+#              server's binary, test_objload, test_bcimport)
 #   regress    test/regress.sh, the project's pg_regress suite
 #   server     test/server_regress.sh verify: the server's own regression
 #              suite without the module and with it + verify (the long
@@ -110,7 +111,7 @@ in_chroot() {
 		read -r a n addr <"$logdir/status.row"
 		echo "status_row=$a $n $addr" >>"$result"
 	fi
-	in_step patcher make PG_CONFIG="$PG_CONFIG" unitcheck || fail=1
+	in_step unit make PG_CONFIG="$PG_CONFIG" unitcheck || fail=1
 	in_step regress bash test/regress.sh || fail=1
 	in_step server bash test/server_regress.sh verify || fail=1
 	if [[ -f test/results/server_regress/summary ]]; then
@@ -210,7 +211,7 @@ rc_word() {
 
 # The figures of one version's table row, from its logs.
 row() {
-	local v=$1 d=$out/$1 status patcher regress off ver diff s
+	local v=$1 d=$out/$1 status unit regress off ver diff s
 	s=$(get "$v" status_row)
 	if [[ -n $s ]]; then
 		read -r a n addr <<<"$s"
@@ -218,8 +219,8 @@ row() {
 	else
 		status="-"
 	fi
-	# "N passed, M failed" of test_patcher and test_objload
-	patcher=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$d/versions/patcher.log" 2>/dev/null |
+	# "N passed, M failed" of the unit tests
+	unit=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$d/versions/unit.log" 2>/dev/null |
 		awk '{ p += $1; f += $3 } END { if (NR) printf "%d/%d", p, p + f; else printf "-" }')
 	# pg_regress 16+: TAP lines "ok N - name" / "not ok N - name"
 	regress=$(grep -cE '^ok +[0-9]+ ' "$d/regress/pg_regress.out" 2>/dev/null || true)
@@ -231,8 +232,8 @@ row() {
 	diff=$(sed -nE 's/.*generator: no differences.*\(([0-9]+) queries compared.*/\1/p' "$d/versions/diff.log" 2>/dev/null | tail -n 1)
 	printf '%-8s %-7s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %s\n' \
 		"$(get "$v" server_version | awk '{ print $1 }')" "$(get "$v" source_version | sed 's/-.*//')" \
-		"$status" "${patcher:--}" "$regress" "${off:--}" "${ver:--}" "${verified:--}" "${diff:--}" \
-		"$(rc_word "$v" status)/$(rc_word "$v" patcher)/$(rc_word "$v" regress)/$(rc_word "$v" server)/$(rc_word "$v" diff)/$(rc_word "$v" stats)/$(rc_word "$v" package)"
+		"$status" "${unit:--}" "$regress" "${off:--}" "${ver:--}" "${verified:--}" "${diff:--}" \
+		"$(rc_word "$v" status)/$(rc_word "$v" unit)/$(rc_word "$v" regress)/$(rc_word "$v" server)/$(rc_word "$v" diff)/$(rc_word "$v" stats)/$(rc_word "$v" package)"
 }
 
 t_all=$SECONDS
@@ -260,9 +261,9 @@ echo
 echo "=== version matrix (logs: test/results/versions/<major>/) ==="
 echo "server: off/verify = passed/tests of the server's suite (the suite of 'suite');"
 echo "verified = searches checked against the stock path in the verify run;"
-echo "diff = differential queries compared; steps = status/patcher/regress/server/diff/stats/package"
+echo "diff = differential queries compared; steps = status/unit/regress/server/diff/stats/package"
 printf '%-8s %-7s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %s\n' \
-	server suite "active, _bt_binsrch at" patcher regress "srv off" "srv verif" verified diff steps
+	server suite "active, _bt_binsrch at" unit regress "srv off" "srv verif" verified diff steps
 for v in $versions; do
 	row "$v"
 done

@@ -1,47 +1,18 @@
 # test/differential/common.sh - helpers shared by test/suite-differential.sh
-# and test/suite-stress.sh (sourced after test/lib/cluster.sh).
+# and the stress suite (test/suite-stress.sh, test/stress/); sourced after
+# test/lib/cluster.sh.  It sources test/lib/check.sh, the assertions (ok,
+# bad, check, expect_eq, summary).
 #
-#   ok "what was checked"            count a pass
-#   bad "what failed" [detail]       count a failure (printed, and listed at the end)
-#   check "what" CMD...              run CMD: exit 0 = pass, else failure
-#   expect_eq "what" GOT WANT        pass when the strings are equal
 #   q SQL                            one value from psql (-At), errors are fatal
+#   q_as_role ROLE SQL               the same as another role
+#   server_log_size                  the server log's size in bytes now
 #   server_log_problems [FROM_BYTE]  crash / PANIC / verify-mismatch lines of
 #                                    the server log (from a byte offset)
-#   summary                          print "N passed, M failed", return 1 on failures
+#   now, elapsed T0                  wall clock, seconds since T0 (one decimal)
+#   sum_lines                        sum of the numbers on stdin
 
-_pass=0
-_fail=0
-_failed_checks=()
-
-ok() {
-	_pass=$((_pass + 1))
-	printf '  ok    %s\n' "$1"
-}
-
-bad() {
-	_fail=$((_fail + 1))
-	_failed_checks+=("$1")
-	printf '  FAIL  %s\n' "$1"
-	if [[ -n ${2:-} ]]; then
-		printf '%s\n' "$2" | head -n 20 | sed 's/^/        /'
-	fi
-}
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-
-expect_eq() {
-	if [[ "$2" == "$3" ]]; then
-		ok "$1"
-	else
-		bad "$1" "got: $2
-want: $3"
-	fi
-}
+# shellcheck source=../lib/check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 # psql returning one unaligned value; -q so SET etc. print nothing
 q() {
@@ -65,16 +36,6 @@ server_log_problems() {
 	local from=${1:-0}
 	tail -c +"$((from + 1))" "$BTJIT_CLUSTER_LOG" |
 		grep -E 'terminated by signal|PANIC|server process .* was terminated|was terminated by exception|terminating any other active server processes|all server processes terminated|database system was interrupted|differs|TRAP:|Segmentation fault|LLVM ERROR' || true
-}
-
-summary() {
-	echo
-	if [[ $_fail -gt 0 ]]; then
-		echo "failed checks:"
-		printf '  - %s\n' "${_failed_checks[@]}"
-	fi
-	echo "$_pass passed, $_fail failed"
-	[[ $_fail -eq 0 ]]
 }
 
 # Seconds since the epoch with a fraction, for wall times.

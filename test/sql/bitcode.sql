@@ -3,7 +3,7 @@
 -- called column whose proc is a built-in function gets the proc's body
 -- inlined into the compiled search, behind a guard on the scankey's fn_addr
 -- (the imported body runs only when the scankey's proc is that very
--- function); its signature says "<symbol> bitcode".  types_wave2 covers
+-- function); its signature says "<symbol> bitcode".  types_other covers
 -- every imported type alone (interval, inet, money, enum, arrays, records,
 -- jsonb, macaddr, ranges, text under libc and ICU collations); this test
 -- covers what is particular to importing: several imports in one shape,

@@ -1,0 +1,146 @@
+# test/stress/07-concurrency.sh - stress section 7, concurrency:
+# readers (REPEATABLE READ, btree_jit.enabled toggled mid-transaction and
+# rolled back, on/off compared), writers (duplicates, ON CONFLICT, caught
+# unique violations, splits), pgbench -S -M prepared, and a DDL session
+# (REINDEX [CONCURRENTLY], DROP/CREATE INDEX [CONCURRENTLY], ALTER COLUMN
+# TYPE, CLUSTER, VACUUM) for --minutes; errors are classified (deadlocks,
+# lock timeouts, DDL races are expected; anything else is not).
+#
+# Sourced by test/suite-stress.sh (after test/stress/lib.sh); run alone
+# with test/suite-stress.sh 7.
+# cluster: first
+
+echo "-- 7. concurrency: readers, writers, pgbench, DDL for ${conc_secs}s"
+t7=$(now)
+as_postgres "$(pg_bindir)/pgbench" -i -s 1 -q >"$work/pgbench-init.out" 2>&1 ||
+	bad "pgbench -i" "$(tail -n 5 "$work/pgbench-init.out")"
+deadline=$(($(date +%s) + conc_secs))
+
+cat >"$work/reader.sql" <<'SQL'
+SET btree_jit.enabled = on;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SET LOCAL btree_jit.enabled = off;
+SELECT '@@P ' || stress_probe(6);
+SET btree_jit.enabled = on;
+SELECT '@@P ' || stress_probe(6);
+SET btree_jit.enabled = off;
+ROLLBACK;
+SELECT '@@SHOW on ' || current_setting('btree_jit.enabled');
+BEGIN;
+SET btree_jit.enabled = off;
+COMMIT;
+SELECT '@@SHOW off ' || current_setting('btree_jit.enabled');
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SAVEPOINT s1;
+SET btree_jit.enabled = on;
+SELECT '@@P ' || stress_probe(6);
+ROLLBACK TO s1;
+SELECT '@@SHOW off ' || current_setting('btree_jit.enabled');
+SET LOCAL btree_jit.enabled = on;
+SELECT '@@P ' || stress_probe(6);
+COMMIT;
+SELECT '@@SHOW off ' || current_setting('btree_jit.enabled');
+SET btree_jit.enabled = on;
+SQL
+cat >"$work/writer.sql" <<'SQL'
+SELECT '@@W ' || stress_write(4);
+SELECT '@@W ' || stress_write(4);
+SELECT '@@W ' || stress_write(4);
+SELECT '@@W ' || stress_write(4);
+SELECT '@@W ' || stress_write(4);
+SQL
+cat >"$work/ddl.sql" <<'SQL'
+SET lock_timeout = '2s';
+SET statement_timeout = '30s';
+REINDEX INDEX s_a_k_t;
+SELECT pg_sleep(0.3);
+REINDEX INDEX CONCURRENTLY s_a_g_k;
+DROP INDEX IF EXISTS s_a_c_id;
+CREATE INDEX s_a_c_id ON s_a (c DESC, id);
+SELECT pg_sleep(0.3);
+DROP INDEX CONCURRENTLY IF EXISTS s_b_bc;
+CREATE INDEX CONCURRENTLY s_b_bc ON s_b (b DESC NULLS LAST, c);
+REINDEX INDEX CONCURRENTLY pgbench_accounts_pkey;
+ALTER TABLE s_a ALTER COLUMN k TYPE int8;
+SELECT pg_sleep(0.5);
+ALTER TABLE s_b ALTER COLUMN b TYPE timestamp;
+VACUUM s_a;
+REINDEX TABLE CONCURRENTLY s_b;
+ALTER TABLE s_a ALTER COLUMN k TYPE int4;
+SELECT pg_sleep(0.5);
+ALTER TABLE s_b ALTER COLUMN b TYPE date;
+ALTER TABLE s_a ALTER COLUMN g TYPE int4;
+CLUSTER s_a USING s_a_k_t;
+ALTER TABLE s_a ALTER COLUMN g TYPE int2;
+ANALYZE s_a;
+VACUUM s_b;
+SELECT '@@DDL';
+SQL
+
+worker() { # name script
+	local name=$1 script=$2
+	while (($(date +%s) < deadline)); do
+		PGAPPNAME=$name as_postgres "$psql_bin" -X -q -At -v ON_ERROR_STOP=0 -v VERBOSITY=verbose \
+			<"$script" >>"$work/$name.out" 2>&1 || true
+	done
+}
+wpids=()
+worker reader1 "$work/reader.sql" & wpids+=($!)
+worker reader2 "$work/reader.sql" & wpids+=($!)
+worker writer1 "$work/writer.sql" & wpids+=($!)
+worker writer2 "$work/writer.sql" & wpids+=($!)
+worker ddl "$work/ddl.sql" & wpids+=($!)
+as_postgres "$(pg_bindir)/pgbench" -n -S -M prepared -c 2 -j 1 -T "$conc_secs" >"$work/pgbench.out" 2>&1 &
+pgb_pid=$!
+for p in "${wpids[@]}"; do
+	wait "$p" || true
+done
+pgb_rc=0
+wait "$pgb_pid" || pgb_rc=$?
+
+# classify errors
+# (42P07: CREATE INDEX after its DROP INDEX ran into lock_timeout; the
+# 55000 WARNING: REINDEX after a CREATE INDEX CONCURRENTLY that lock_timeout
+# interrupted, leaving an invalid index the server's REINDEX skips)
+expected_re='ERROR:  (40P01|40001|55P03|57014|42P01|42704|42P07|0A000: cached plan must not change result type|42804: .*does not match that when preparing the plan)|WARNING:  55000: skipping reindex of invalid index'
+declare -A cls=()
+unexpected=""
+for f in reader1 reader2 writer1 writer2 ddl; do
+	while IFS= read -r line; do
+		code=$(grep -o 'ERROR:  [0-9A-Z]\{5\}' <<<"$line" | cut -c9- || true)
+		if grep -Eq "$expected_re" <<<"$line"; then
+			cls["expected $code"]=$((${cls["expected $code"]:-0} + 1))
+		else
+			cls["UNEXPECTED ${code:-?}"]=$((${cls["UNEXPECTED ${code:-?}"]:-0} + 1))
+			unexpected+="$f: $line"$'\n'
+		fi
+	done < <(grep -E 'ERROR:|FATAL:|PANIC:|server closed|WARNING:' "$work/$f.out" | grep -v 'WARNING:  MISMATCH' || true)
+done
+nprobes=$(cat "$work"/reader*.out | grep -c '^@@P' || true)
+probe_mis=$(cat "$work"/reader*.out | sed -n 's/^@@P //p' | sum_lines)
+mismatch_lines=$(cat "$work"/reader*.out | grep 'MISMATCH' || true)
+nshow=$(cat "$work"/reader*.out | grep -c '^@@SHOW' || true)
+show_bad=$(cat "$work"/reader*.out | grep '^@@SHOW' | awk '$2 != $3' | head -n 5)
+nwrites=$(cat "$work"/writer*.out | grep -c '^@@W' || true)
+ndups=$(cat "$work"/writer*.out | sed -n 's/^@@W //p' | sum_lines)
+nddl=$(grep -c ';$' "$work/ddl.sql")
+ddl_loops=$(grep -c '^@@DDL' "$work/ddl.out" || true)
+echo "   readers: $nprobes stress_probe calls (x6 probes, each on and off in one snapshot), $nshow setting checks after ROLLBACK/COMMIT/ROLLBACK TO"
+echo "   writers: $nwrites stress_write calls (x4 writes), $ndups unique violations caught"
+echo "   DDL session: $ddl_loops complete loops of $nddl statements (REINDEX [CONCURRENTLY], DROP/CREATE INDEX [CONCURRENTLY], ALTER COLUMN TYPE x4, CLUSTER, VACUUM)"
+echo "   error classes: $(for k in "${!cls[@]}"; do printf '%s=%s ' "$k" "${cls[$k]}"; done)"
+echo "   pgbench: $(grep -E 'number of transactions actually processed|number of failed|tps = .*without' "$work/pgbench.out" | tr '\n' ';')"
+check "concurrency: readers ran" test "$nprobes" -gt 0
+check "concurrency: writers ran" test "$nwrites" -gt 0
+check "concurrency: the DDL session completed loops ($ddl_loops)" test "$ddl_loops" -gt 0
+expect_eq "concurrency: on/off probe mismatches in REPEATABLE READ snapshots" "${probe_mis:-0}${mismatch_lines:+ $mismatch_lines}" 0
+expect_eq "concurrency: btree_jit.enabled after ROLLBACK / COMMIT / ROLLBACK TO as expected ($nshow checks)" "$show_bad" ""
+if [[ -z $unexpected ]]; then
+	ok "concurrency: no unexpected errors"
+else
+	bad "concurrency: unexpected errors" "$(head -n 10 <<<"$unexpected")"
+fi
+expect_eq "pgbench -S -M prepared during DDL: exit status" "$pgb_rc" 0
+check "pgbench: no failed transactions" grep -q 'number of failed transactions: 0 ' "$work/pgbench.out"
+check "concurrency: postmaster did not restart" server_alive
+echo "   ($(elapsed "$t7")s)"

@@ -21,25 +21,14 @@ PY=$(command -v python3) || { echo "suite-layers: python3 not found"; exit 1; }
 make -s -C "$root" PG_CONFIG="$PG_CONFIG" >/dev/null ||
 	{ echo "suite-layers: build failed"; echo "0 passed, 1 failed"; exit 1; }
 
-pass=0
-fail=0
-check() {
-	local name=$1
-	shift
-	echo "=== layers: $name ==="
-	if "$@"; then
-		echo "ok   $name"
-		pass=$((pass + 1))
-	else
-		echo "FAIL $name"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=lib/check.sh
+source "$root/test/lib/check.sh"
 
-check links "$PY" "$root/test/lib/link_cycles.py" "$root"
-check headers "$PY" "$root/test/lib/include_reach.py" "$root"
-check lengths "$PY" "$root/test/lib/function_lengths.py" "$root" --list 5 \
+check "links: no cycle, no upward reference" \
+	"$PY" "$root/test/lib/link_cycles.py" "$root"
+check "headers: none everywhere, none upward" \
+	"$PY" "$root/test/lib/include_reach.py" "$root"
+check "lengths: no function over 120 lines but the one-switch ones" \
+	"$PY" "$root/test/lib/function_lengths.py" "$root" --list 5 \
 	--allow flow_step btjit_define_gucs relocate
-
-echo "$pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+summary

@@ -13,6 +13,10 @@
 #              links the re-stored object.  Prints the link time of a
 #              cached shape (median of btree_jit_compile's compile_ms over
 #              fresh backends) and checks it stays under 0.5 ms.
+#   bound      object_cache_max_files = 20 and 60 distinct shapes: every
+#              shape reaches compiled code, the directory stays at 20
+#              objects, the least recently used (by modification time,
+#              which a link brings forward) are evicted.
 #   library    a compiler library of another build (built here as version
 #              9.9-test) installed under the running server: a compile in
 #              a backend and in a restarted compile worker is refused with
@@ -200,6 +204,67 @@ if command -v strace >/dev/null; then
 else
 	echo "     (strace not installed: not checked)"
 fi
+cluster_stop
+
+# ---------------------------------------------------------------- bound
+# btree_jit.object_cache_max_files = 20 and 60 distinct shapes: each store
+# at the bound evicts the least recently used object (a link makes an
+# object recent), and every shape still reaches compiled code.
+echo "# a cache at its bound"
+cluster_start "" "${conf[@]}" "btree_jit.object_cache_max_files = 20"
+cache=$PGDATA/btree_jit_cache
+types=(int2 int4 int8 date oid bool)
+cols=$(for t in "${types[@]}"; do printf 'c_%s %s, ' "$t" "$t"; done)
+shapes=()
+for d in "" " DESC"; do
+	for a in "${types[@]}"; do
+		for b in "${types[@]}"; do
+			[[ $a == "$b" ]] && continue
+			shapes+=("c_$a$d, c_$b")
+		done
+	done
+done
+shapes=("${shapes[@]:0:60}")
+{
+	echo "CREATE EXTENSION btree_jit;"
+	echo "CREATE TABLE m (${cols%, });"
+	echo "INSERT INTO m SELECT g % 300, g, g * 3, date '2020-01-01' + g % 700, g, g % 2 = 0 FROM generate_series(1, 3000) g;"
+	for i in "${!shapes[@]}"; do echo "CREATE INDEX m$((i + 1)) ON m (${shapes[i]});"; done
+} | sql >/dev/null
+# state|code_source of each of indexes m$1..m$2, in one fresh backend
+states() {
+	for i in $(seq "$1" "$2"); do
+		echo "SELECT state || '|' || (SELECT code_source FROM btree_jit_index_stats() WHERE indexrelid = 'm$i'::regclass) FROM btree_jit_compile('m$i');"
+	done | sql
+}
+nobjects() { find "$cache" -name '*.o' | wc -l; }
+out=$(states 1 60)
+check "60 shapes compiled, one backend" test "$(grep -c '^jit|compiled$' <<<"$out")" -eq 60
+check "the cache holds 20 objects ($(nobjects))" test "$(nobjects)" -eq 20
+out=$(states 41 60)
+check "the 20 latest shapes link from the cache" \
+	test "$(grep -c '^jit|object cache$' <<<"$out")" -eq 20
+check "the first shape was evicted, compiles again" test "$(states 1 1)" = "jit|compiled"
+check "still 20 objects ($(nobjects))" test "$(nobjects)" -eq 20
+# A link makes an object recent: age every object, link 19 shapes, store
+# one more; the one not linked (m1's, of m1 and m42..m60) is evicted.
+find "$cache" -name '*.o' -exec touch -d '2 hours ago' {} +
+out=$(states 42 60)
+check "19 shapes link from the cache" \
+	test "$(grep -c '^jit|object cache$' <<<"$out")" -eq 19
+check "a new shape compiles and is stored" test "$(states 2 2)" = "jit|compiled"
+out=$(states 42 60)
+check "the 19 linked shapes are all still cached" \
+	test "$(grep -c '^jit|object cache$' <<<"$out")" -eq 19
+check "the cache still holds 20 objects ($(nobjects))" test "$(nobjects)" -eq 20
+out=$(sql -c "SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SET btree_jit.compile_threshold = 0; SET btree_jit.compile_mode = inline;
+	SELECT count(*) FROM m WHERE c_int4 = 77 AND c_int8 > 0;
+	SELECT count(*) FROM m WHERE c_date = date '2020-03-01';
+	SELECT count(*) FROM m WHERE c_int4 = 77 AND c_int8 > 0;
+	SELECT count(*) FROM m WHERE c_date = date '2020-03-01';
+	SELECT sum(jit_searches) > 0 FROM btree_jit_index_stats()" | paste -sd' ')
+check "searches by compiled code return the right rows ($out)" test "$out" = "1 5 1 5 t"
 cluster_stop
 
 # ---------------------------------------------------------------- library

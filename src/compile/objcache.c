@@ -26,7 +26,9 @@
  * one of another build, is refused with one LOG line saying what did not
  * match, removed, and the shape compiled again as if it were missing.  A
  * file that passes and still does not link is ignored with a LOG line, and
- * the shape is compiled.
+ * the shape is compiled.  At btree_jit.object_cache_max_files a store
+ * evicts the least recently used objects (by modification time, which a
+ * link brings forward), so a full cache never locks new shapes out.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +37,7 @@
 #include <cpuid.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "miscadmin.h"
@@ -63,6 +66,9 @@
  * into (objload.c wants 8).
  */
 #define BTJIT_OBJECT_MAGIC "BTJITOB1"
+
+/* A linked object's mtime is brought to now when older than this. */
+#define BTJIT_OBJECT_TOUCH_SECS 60
 
 typedef struct BtjitObjectHeader
 {
@@ -209,7 +215,8 @@ btjit_object_verify(const char *data, size_t len, const char *key,
  * aligned, as objload.c wants).  Returns NULL with why[].
  */
 static char *
-btjit_read_file(const char *path, size_t *len, char *why, size_t whylen)
+btjit_read_file(const char *path, size_t *len, time_t *mtime,
+				char *why, size_t whylen)
 {
 	struct stat st;
 	char	   *data;
@@ -256,6 +263,8 @@ btjit_read_file(const char *path, size_t *len, char *why, size_t whylen)
 	}
 	CloseTransientFile(fd);
 	*len = st.st_size;
+	if (mtime != NULL)
+		*mtime = st.st_mtime;
 	return data;
 }
 
@@ -286,7 +295,7 @@ btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 
 	if (btjit_template.data == NULL || strcmp(path, btjit_template.path) != 0)
 	{
-		data = btjit_read_file(path, &len, ewhy, sizeof(ewhy));
+		data = btjit_read_file(path, &len, NULL, ewhy, sizeof(ewhy));
 		if (data == NULL)
 		{
 			snprintf(why, whylen, "could not read template: %s", ewhy);
@@ -448,11 +457,12 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	const char *want[6];
 	void	   *addr[6];
 	bool		ok;
+	time_t		mtime;
 
 	btjit_object_path(names, path);
 	if (access(path, R_OK) != 0)
 		return false;
-	data = btjit_read_file(path, &len, why, sizeof(why));
+	data = btjit_read_file(path, &len, &mtime, why, sizeof(why));
 	if (data == NULL)
 	{
 		ereport(LOG,
@@ -490,6 +500,14 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 				(errmsg("btree_jit: ignoring cached object \"%s\": %s", path, why)));
 		return false;
 	}
+	/*
+	 * Used: its modification time orders the cache for eviction (access
+	 * times are not kept on relatime or noatime mounts).  At most once a
+	 * BTJIT_OBJECT_TOUCH_SECS, so that a storm of connections does not
+	 * write the inode over and over; a failure only makes it older.
+	 */
+	if (time(NULL) - mtime >= BTJIT_OBJECT_TOUCH_SECS)
+		(void) utimensat(AT_FDCWD, path, NULL, 0);
 	code->fn = (BtjitSearchFn) addr[0];
 	code->entry = (BtjitEntryFn) addr[1];
 	code->cmp_entry = (BtjitCompareEntryFn) addr[2];
@@ -576,36 +594,96 @@ btjit_object_file_write(const char *tmp, const BtjitObjectHeader *header,
 	return ok;
 }
 
+/* An object file of the cache directory, for eviction. */
+typedef struct BtjitCachedFile
+{
+	char		name[BTJIT_OBJECT_KEY_LEN + 8];
+	struct timespec mtime;
+} BtjitCachedFile;
+
+static int
+btjit_cached_file_cmp(const void *a, const void *b)
+{
+	const BtjitCachedFile *fa = a;
+	const BtjitCachedFile *fb = b;
+
+	if (fa->mtime.tv_sec != fb->mtime.tv_sec)
+		return fa->mtime.tv_sec < fb->mtime.tv_sec ? -1 : 1;
+	if (fa->mtime.tv_nsec != fb->mtime.tv_nsec)
+		return fa->mtime.tv_nsec < fb->mtime.tv_nsec ? -1 : 1;
+	return strcmp(fa->name, fb->name);
+}
+
 /*
- * Is there room for one more object?  False with why[] at
- * btree_jit.object_cache_max_files.
+ * Make room for one more object under btree_jit.object_cache_max_files:
+ * remove the least recently used objects (by modification time, which a
+ * link brings forward: btjit_object_cache_load), so that a full cache
+ * never locks new shapes out.  A backend that linked an evicted object
+ * keeps its code; the next backend to want that shape compiles it again.
+ * False with why[] only if nothing could be removed.
  */
 static bool
 btjit_object_cache_room(const char *dir, char *why, size_t whylen)
 {
 	DIR		   *d;
 	struct dirent *de;
+	BtjitCachedFile *files;
 	int			nfiles = 0;
+	int			maxfiles = 64;
+	int			excess;
 
 	if (btjit_object_cache_max_files <= 0)
 		return true;
+	files = palloc(maxfiles * sizeof(BtjitCachedFile));
 	d = AllocateDir(dir);
 	while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
 	{
 		size_t		namelen = strlen(de->d_name);
+		char		path[MAXPGPATH];
+		struct stat st;
 
 		/* objects only: not the temporary files of other writers */
-		if (namelen > 2 && strcmp(de->d_name + namelen - 2, ".o") == 0)
-			nfiles++;
+		if (namelen <= 2 || namelen >= sizeof(files->name) ||
+			strcmp(de->d_name + namelen - 2, ".o") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) != 0)
+			continue;			/* removed meanwhile */
+		if (nfiles == maxfiles)
+		{
+			maxfiles *= 2;
+			files = repalloc(files, maxfiles * sizeof(BtjitCachedFile));
+		}
+		strlcpy(files[nfiles].name, de->d_name, sizeof(files->name));
+		files[nfiles].mtime = st.st_mtim;
+		nfiles++;
 	}
 	if (d != NULL)
 		FreeDir(d);
-	if (nfiles >= btjit_object_cache_max_files)
+
+	excess = nfiles - btjit_object_cache_max_files + 1;
+	if (excess > 0)
 	{
-		snprintf(why, whylen, "the object cache is full (btree_jit.object_cache_max_files = %d)",
-				 btjit_object_cache_max_files);
-		return false;
+		int			removed = 0;
+
+		qsort(files, nfiles, sizeof(BtjitCachedFile), btjit_cached_file_cmp);
+		for (int i = 0; i < nfiles && removed < excess; i++)
+		{
+			char		path[MAXPGPATH];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+			if (unlink(path) == 0 || errno == ENOENT)
+				removed++;
+		}
+		if (removed == 0)
+		{
+			snprintf(why, whylen, "the object cache is full (btree_jit.object_cache_max_files = %d) and no object could be removed: %m",
+					 btjit_object_cache_max_files);
+			pfree(files);
+			return false;
+		}
 	}
+	pfree(files);
 	return true;
 }
 

@@ -17,6 +17,8 @@
 #              shape reaches compiled code, the directory stays at 20
 #              objects, the least recently used (by modification time,
 #              which a link brings forward) are evicted.
+#              The warm start after a restart compiles only as many
+#              missing listed shapes as the bound has room for.
 #   library    a compiler library of another build (built here as version
 #              9.9-test) installed under the running server: a compile in
 #              a backend and in a restarted compile worker is refused with
@@ -265,6 +267,37 @@ out=$(sql -c "SET enable_seqscan = off; SET enable_bitmapscan = off;
 	SELECT count(*) FROM m WHERE c_date = date '2020-03-01';
 	SELECT sum(jit_searches) > 0 FROM btree_jit_index_stats()" | paste -sd' ')
 check "searches by compiled code return the right rows ($out)" test "$out" = "1 5 1 5 t"
+cluster_stop
+
+# The warm start compiles only what the bound has room for: 5 shapes
+# compiled by the worker with room for 3, then a restart.
+echo "# warm start at the bound"
+cluster_start "" "${conf[@]}" "btree_jit.object_cache_max_files = 3"
+cache=$PGDATA/btree_jit_cache
+sql -c "CREATE EXTENSION btree_jit;
+	CREATE TABLE m (c_int2 int2, c_int4 int4, c_int8 int8, c_date date, c_oid oid);
+	INSERT INTO m SELECT g % 300, g, g * 3, date '2020-01-01' + g % 700, g FROM generate_series(1, 3000) g;
+	CREATE INDEX w1 ON m (c_int2, c_int8); CREATE INDEX w2 ON m (c_int4 DESC, c_date);
+	CREATE INDEX w3 ON m (c_int8 DESC, c_int2); CREATE INDEX w4 ON m (c_date, c_oid DESC);
+	CREATE INDEX w5 ON m (c_oid DESC, c_int4 DESC);"
+for c in c_int2 c_int4 c_int8 c_date c_oid; do
+	sql -c "SET btree_jit.compile_threshold = 0; SET enable_seqscan = off; SET enable_bitmapscan = off;
+		SELECT count(*) FROM m WHERE $c = (SELECT $c FROM m LIMIT 1)" >/dev/null
+done
+for i in $(seq 1 120); do
+	n=$(sql -c "SELECT worker_compiles FROM btree_jit_status()")
+	[[ $n -ge 5 ]] && break
+	sleep 0.5
+done
+check "the worker compiled the 5 shapes ($n)" test "$n" -ge 5
+check "the cache holds 3 objects ($(nobjects))" test "$(nobjects)" -eq 3
+(cd "$BTJIT_CLUSTER_DIR" && as_postgres "$(pg_bindir)/pg_ctl" -D "$PGDATA" -w -t 60 restart -l "$BTJIT_CLUSTER_LOG" >/dev/null)
+sleep 2
+check "the warm start compiles none: no room" \
+	test "$(log_lines 'LOG:  btree_jit: warm start: 0 of 5 listed shapes are not in the object cache and will be compiled')" -eq 1 -a \
+	"$(log_lines 'DETAIL:  2 more are not, for want of room (btree_jit.object_cache_max_files = 3).')" -eq 1
+check "the worker compiled nothing after the restart" \
+	test "$(sql -c "SELECT worker_compiles FROM btree_jit_status()")" -eq 0
 cluster_stop
 
 # ---------------------------------------------------------------- library

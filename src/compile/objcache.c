@@ -747,6 +747,29 @@ btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
 	return btjit_fsync_path(dir, true, why, whylen);
 }
 
+/* How many objects the cache directory holds (the compile worker's warm start). */
+int
+btjit_object_cache_count(void)
+{
+	char		dir[MAXPGPATH];
+	DIR		   *d;
+	struct dirent *de;
+	int			n = 0;
+
+	btjit_object_cache_dir(dir);
+	d = AllocateDir(dir);
+	while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
+	{
+		size_t		namelen = strlen(de->d_name);
+
+		if (namelen > 2 && strcmp(de->d_name + namelen - 2, ".o") == 0)
+			n++;
+	}
+	if (d != NULL)
+		FreeDir(d);
+	return n;
+}
+
 /* Is there an object for names?  (The compile worker's warm start.) */
 bool
 btjit_object_cache_exists(const BtjitObjectNames *names)

@@ -207,6 +207,7 @@ static int	btjit_warm_next = 0;
 
 PGDLLEXPORT void btjit_compile_worker_main(Datum arg);
 
+static void btjit_warm_bound(int nlisted);
 static void btjit_compile_shmem_request(void);
 static void btjit_compile_shmem_startup(void);
 
@@ -547,13 +548,45 @@ btjit_warm_start(void)
 			memcpy(&btjit_warm_shapes[btjit_nwarm++], &shape, sizeof(BtjitShape));
 	}
 	CloseTransientFile(fd);
+	btjit_warm_bound(nlisted);
+}
+
+/*
+ * Warm start under btree_jit.object_cache_max_files: compile only as many
+ * missing shapes as the cache has room for, the most recently listed ones
+ * (the end of the list); each further one would evict another object, and
+ * the next restart would compile that one again.
+ */
+static void
+btjit_warm_bound(int nlisted)
+{
+	int			skipped = 0;
+
+	if (btjit_object_cache_max_files > 0 && btjit_nwarm > 0)
+	{
+		int			room = btjit_object_cache_max_files -
+			btjit_object_cache_count();
+
+		if (room < 0)
+			room = 0;
+		if (btjit_nwarm > room)
+		{
+			skipped = btjit_nwarm - room;
+			memmove(btjit_warm_shapes, btjit_warm_shapes + skipped,
+					room * sizeof(BtjitShape));
+			btjit_nwarm = room;
+		}
+	}
 	LWLockAcquire(btjit_compile_shared->lock, LW_EXCLUSIVE);
 	btjit_compile_shared->warm_pending = btjit_nwarm;
 	LWLockRelease(btjit_compile_shared->lock);
-	if (btjit_nwarm > 0)
+	if (btjit_nwarm > 0 || skipped > 0)
 		ereport(LOG,
 				(errmsg("btree_jit: warm start: %d of %d listed shapes are not in the object cache and will be compiled",
-						btjit_nwarm, nlisted)));
+						btjit_nwarm, nlisted),
+				 skipped > 0 ?
+				 errdetail("%d more are not, for want of room (btree_jit.object_cache_max_files = %d).",
+						   skipped, btjit_object_cache_max_files) : 0));
 }
 
 /*

@@ -27,6 +27,7 @@ extern bool btjit_object_cache_write(const BtjitObjectNames *names,
 									 const char *data, size_t len,
 									 char *why, size_t whylen);
 extern bool btjit_object_cache_exists(const BtjitObjectNames *names);
+extern int	btjit_object_cache_count(void);
 extern void btjit_object_cache_dir(char *path);
 
 /* ---- The server's bitcode, for imports (bitcode.c) ---- */

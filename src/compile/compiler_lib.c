@@ -17,7 +17,11 @@
  *
  * A library that is missing or fails to load is a reason, not an error:
  * the indexes stay on the stock path and btree_jit_index_stats() says why.
- * A failed load is not retried in the same process.
+ * A failed load is not retried in the same process.  So is a library of
+ * another build than this module (an upgrade installed under a running
+ * server): it is refused, with a LOG line, before anything of it but its
+ * identity is called (compiler.h, BTJIT_COMPILER_ABI); cached objects still
+ * link, and a restart loads the new pair.
  *
  *-------------------------------------------------------------------------
  */
@@ -43,6 +47,47 @@ btjit_compiler_path(char *path)
 {
 	snprintf(path, MAXPGPATH, "%s/%s%s", pkglib_path,
 			 BTJIT_COMPILER_LIBRARY, DLSUFFIX);
+}
+
+/*
+ * Is the library at path the one built with this module (compiler.h,
+ * BTJIT_COMPILER_ABI)?  Loads it (its constructors run) but calls nothing
+ * else of it.  False with why[]: a package upgrade replaced it under a
+ * running server, whose processes still run the old module.
+ */
+static bool
+btjit_compiler_identity_matches(const char *path, char *why, size_t whylen)
+{
+	BtjitCompilerAbiFn abi;
+	const char *version;
+	uint64		layout = 0;
+
+	abi = (BtjitCompilerAbiFn)
+		load_external_function(path, BTJIT_COMPILER_ABI, false, NULL);
+	if (abi == NULL)
+	{
+		snprintf(why, whylen,
+				 "the compiler library on disk is of an older version than this server's btree_jit %s (it has no %s): restart the server",
+				 BTJIT_VERSION, BTJIT_COMPILER_ABI);
+		return false;
+	}
+	version = abi(&layout);
+	if (strcmp(version, BTJIT_VERSION) != 0)
+	{
+		snprintf(why, whylen,
+				 "the compiler library on disk is version %.32s, this server runs %s: restart the server",
+				 version, BTJIT_VERSION);
+		return false;
+	}
+	if (layout != btjit_abi_layout())
+	{
+		snprintf(why, whylen,
+				 "the compiler library on disk is another build of version %s (interface %016llx, this server's is %016llx): restart the server",
+				 BTJIT_VERSION, (unsigned long long) layout,
+				 (unsigned long long) btjit_abi_layout());
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -79,6 +124,15 @@ btjit_compiler_load(char *why, size_t whylen)
 	 */
 	snprintf(btjit_compiler_failure, sizeof(btjit_compiler_failure),
 			 "compiler library \"%s\" failed to load in this session", path);
+	if (!btjit_compiler_identity_matches(path, btjit_compiler_failure,
+										 sizeof(btjit_compiler_failure)))
+	{
+		strlcpy(why, btjit_compiler_failure, whylen);
+		ereport(LOG,
+				(errmsg("btree_jit: refusing the compiler library: %s",
+						btjit_compiler_failure)));
+		return false;
+	}
 	init = (BtjitCompilerInitFn)
 		load_external_function(path, BTJIT_COMPILER_INIT, true, NULL);
 	init(&btjit_compiler);

@@ -17,9 +17,18 @@
  * version, the server build's bitcode when the shape imports from it, and
  * the CPU (the code is compiled for the host CPU, so the
  * identification bits of cpuid are part of the key; valgrind's virtual CPU
- * gets objects of its own).  Files are written under a private name and
- * renamed into place, so a reader sees a whole file or none; a file that
- * does not link is ignored with a LOG line and the shape is compiled.
+ * gets objects of its own).  Files are written under a private name,
+ * fsynced and renamed into place, and the directory fsynced, so a reader
+ * sees a whole file or none, also after an OS crash.  Each file starts
+ * with a header (BtjitObjectHeader: the key, the writing module's build
+ * identity, the length, and a CRC-32C over the whole file) that the loader
+ * checks before linking anything: a damaged, truncated or foreign file, or
+ * one of another build, is refused with one LOG line saying what did not
+ * match, removed, and the shape compiled again as if it were missing.  A
+ * file that passes and still does not link is ignored with a LOG line, and
+ * the shape is compiled.  At btree_jit.object_cache_max_files a store
+ * evicts the least recently used objects (by modification time, which a
+ * link brings forward), so a full cache never locks new shapes out.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,9 +37,11 @@
 #include <cpuid.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "miscadmin.h"
+#include "port/pg_crc32c.h"
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
 #include "utils/memutils.h"
@@ -43,6 +54,36 @@
 
 /* Largest template or object file we read (ours are around 100 kB). */
 #define BTJIT_MAX_FILE_SIZE (64 * 1024 * 1024)
+
+/*
+ * Every object file starts with this header, then the ELF object.  The
+ * loader checks each field before linking a byte of the object; the CRC
+ * covers the whole file (the header with crc zero, then the object), as
+ * CRC-32C (PostgreSQL's WAL and page checksum polynomial).  Fields are in
+ * host byte order: the key holds the CPU's identity, so a file is only
+ * ever read on the kind of machine that wrote it.  The size is a multiple
+ * of 8, so the object after it stays as aligned as the buffer it is read
+ * into (objload.c wants 8).
+ */
+#define BTJIT_OBJECT_MAGIC "BTJITOB1"
+
+/* A linked object's mtime is brought to now when older than this. */
+#define BTJIT_OBJECT_TOUCH_SECS 60
+
+typedef struct BtjitObjectHeader
+{
+	char		magic[8];		/* BTJIT_OBJECT_MAGIC, without its NUL */
+	pg_crc32c	crc;			/* of the file, this field zero */
+	uint32		header_size;	/* sizeof(BtjitObjectHeader) */
+	uint64		length;			/* of the object that follows */
+	uint64		build;			/* btjit_build_identity() of the writer */
+	char		key[24];		/* the object key, NUL-padded */
+} BtjitObjectHeader;
+
+StaticAssertDecl(sizeof(BtjitObjectHeader) % 8 == 0,
+				 "an object must start 8-aligned after its header");
+StaticAssertDecl(sizeof(((BtjitObjectHeader *) NULL)->key) >= BTJIT_OBJECT_KEY_LEN,
+				 "BtjitObjectHeader.key too short");
 
 int			btjit_object_cache_max_files = 1000;
 char	   *btjit_template_path = NULL;
@@ -67,6 +108,7 @@ static BtjitObjectSymbol btjit_object_known[] = {
 
 static BtjitTemplate btjit_template;
 static uint64 btjit_cpu_hash = 0;
+static uint64 btjit_build_hash = 0;
 
 static uint64 btjit_cpu_identity(void);
 
@@ -81,11 +123,100 @@ btjit_hash_bytes(uint64 h, const void *data, size_t len)
 }
 
 /*
+ * The build identity written into each object's header: the module's
+ * version and the interface's layout (compiler.h, btjit_abi_layout, which
+ * covers the code generator's identity too).
+ */
+static uint64
+btjit_build_identity(void)
+{
+	if (btjit_build_hash == 0)
+	{
+		uint64		layout = btjit_abi_layout();
+		uint64		h = UINT64CONST(0xcbf29ce484222325);
+
+		h = btjit_hash_bytes(h, BTJIT_VERSION, strlen(BTJIT_VERSION));
+		btjit_build_hash = btjit_hash_bytes(h, &layout, sizeof(layout));
+	}
+	return btjit_build_hash;
+}
+
+/* The CRC-32C of an object file: its header with crc zero, then the object. */
+static pg_crc32c
+btjit_object_crc(const BtjitObjectHeader *header, const char *object,
+				 size_t len)
+{
+	BtjitObjectHeader h = *header;
+	pg_crc32c	crc;
+
+	h.crc = 0;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &h, sizeof(h));
+	COMP_CRC32C(crc, object, len);
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+/*
+ * Check a whole object file (data[0..len)) against its header and the key
+ * it was looked up by.  False with why[] saying what does not match.
+ */
+static bool
+btjit_object_verify(const char *data, size_t len, const char *key,
+					char *why, size_t whylen)
+{
+	BtjitObjectHeader h;
+	pg_crc32c	crc;
+
+	if (len < sizeof(h))
+	{
+		snprintf(why, whylen, "it is %zu bytes, shorter than an object header",
+				 len);
+		return false;
+	}
+	memcpy(&h, data, sizeof(h));
+	if (memcmp(h.magic, BTJIT_OBJECT_MAGIC, sizeof(h.magic)) != 0 ||
+		h.header_size != sizeof(h))
+	{
+		snprintf(why, whylen, "it has no object header of this version");
+		return false;
+	}
+	if (h.length != len - sizeof(h))
+	{
+		snprintf(why, whylen, "its header says %llu bytes of object, the file holds %zu",
+				 (unsigned long long) h.length, len - sizeof(h));
+		return false;
+	}
+	if (strncmp(h.key, key, sizeof(h.key)) != 0)
+	{
+		snprintf(why, whylen, "it holds the object of key %.16s, not %s",
+				 h.key, key);
+		return false;
+	}
+	if (h.build != btjit_build_identity())
+	{
+		snprintf(why, whylen, "it was written by another build of btree_jit (%016llx, this one is %016llx)",
+				 (unsigned long long) h.build,
+				 (unsigned long long) btjit_build_identity());
+		return false;
+	}
+	crc = btjit_object_crc(&h, data + sizeof(h), len - sizeof(h));
+	if (crc != h.crc)
+	{
+		snprintf(why, whylen, "its CRC-32C is %08X, its header says %08X",
+				 crc, h.crc);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Read a whole file into memory allocated in TopMemoryContext (8-byte
  * aligned, as objload.c wants).  Returns NULL with why[].
  */
 static char *
-btjit_read_file(const char *path, size_t *len, char *why, size_t whylen)
+btjit_read_file(const char *path, size_t *len, time_t *mtime,
+				char *why, size_t whylen)
 {
 	struct stat st;
 	char	   *data;
@@ -132,6 +263,8 @@ btjit_read_file(const char *path, size_t *len, char *why, size_t whylen)
 	}
 	CloseTransientFile(fd);
 	*len = st.st_size;
+	if (mtime != NULL)
+		*mtime = st.st_mtime;
 	return data;
 }
 
@@ -162,7 +295,7 @@ btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 
 	if (btjit_template.data == NULL || strcmp(path, btjit_template.path) != 0)
 	{
-		data = btjit_read_file(path, &len, ewhy, sizeof(ewhy));
+		data = btjit_read_file(path, &len, NULL, ewhy, sizeof(ewhy));
 		if (data == NULL)
 		{
 			snprintf(why, whylen, "could not read template: %s", ewhy);
@@ -324,15 +457,29 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	const char *want[6];
 	void	   *addr[6];
 	bool		ok;
+	time_t		mtime;
 
 	btjit_object_path(names, path);
 	if (access(path, R_OK) != 0)
 		return false;
-	data = btjit_read_file(path, &len, why, sizeof(why));
+	data = btjit_read_file(path, &len, &mtime, why, sizeof(why));
 	if (data == NULL)
 	{
 		ereport(LOG,
 				(errmsg("btree_jit: ignoring cached object: %s", why)));
+		return false;
+	}
+	if (!btjit_object_verify(data, len, names->key, why, sizeof(why)))
+	{
+		/* as if missing: the caller compiles the shape and stores it anew */
+		bool		removed = (unlink(path) == 0 || errno == ENOENT);
+
+		pfree(data);
+		ereport(LOG,
+				(errmsg("btree_jit: refused cached object \"%s\": %s; %s",
+						path, why,
+						removed ? "removed, the shape is compiled again" :
+						"could not remove it")));
 		return false;
 	}
 	want[0] = names->search;
@@ -341,7 +488,9 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	want[3] = names->insert;
 	want[4] = names->check;
 	want[5] = names->bcinfo;
-	ok = btjit_object_link_known(data, len, want, addr, lengthof(want),
+	ok = btjit_object_link_known(data + sizeof(BtjitObjectHeader),
+								 len - sizeof(BtjitObjectHeader),
+								 want, addr, lengthof(want),
 								 btjit_object_known, lengthof(btjit_object_known),
 								 why, sizeof(why));
 	pfree(data);
@@ -351,6 +500,14 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 				(errmsg("btree_jit: ignoring cached object \"%s\": %s", path, why)));
 		return false;
 	}
+	/*
+	 * Used: its modification time orders the cache for eviction (access
+	 * times are not kept on relatime or noatime mounts).  At most once a
+	 * BTJIT_OBJECT_TOUCH_SECS, so that a storm of connections does not
+	 * write the inode over and over; a failure only makes it older.
+	 */
+	if (time(NULL) - mtime >= BTJIT_OBJECT_TOUCH_SECS)
+		(void) utimensat(AT_FDCWD, path, NULL, 0);
 	code->fn = (BtjitSearchFn) addr[0];
 	code->entry = (BtjitEntryFn) addr[1];
 	code->cmp_entry = (BtjitCompareEntryFn) addr[2];
@@ -375,8 +532,170 @@ btjit_object_cache_store(const BtjitObjectNames *names, const char *data,
 }
 
 /*
+ * fsync a file or directory by path, as fsync_fname() does, but saying why
+ * it failed in why[] instead of raising an error (the compile worker's
+ * child reports by text).  With fsync = off, pg_fsync does nothing.
+ */
+static bool
+btjit_fsync_path(const char *path, bool isdir, char *why, size_t whylen)
+{
+	int			fd;
+	bool		ok;
+
+	fd = OpenTransientFile(path, (isdir ? O_RDONLY : O_RDWR) | PG_BINARY);
+	if (fd < 0)
+	{
+		snprintf(why, whylen, "could not open \"%s\": %m", path);
+		return false;
+	}
+	ok = (pg_fsync(fd) == 0);
+	if (!ok)
+		snprintf(why, whylen, "could not fsync \"%s\": %m", path);
+	CloseTransientFile(fd);
+	return ok;
+}
+
+/*
+ * Write header and object to a new file at tmp and fsync it.  False with
+ * why[]; the caller removes tmp.
+ */
+static bool
+btjit_object_file_write(const char *tmp, const BtjitObjectHeader *header,
+						const char *data, size_t len, char *why, size_t whylen)
+{
+	int			fd;
+	bool		ok;
+
+	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+	{
+		snprintf(why, whylen, "could not create file \"%s\": %m", tmp);
+		return false;
+	}
+	errno = 0;
+	ok = (write(fd, header, sizeof(*header)) == (ssize_t) sizeof(*header) &&
+		  write(fd, data, len) == (ssize_t) len);
+	if (!ok)
+	{
+		if (errno == 0)
+			errno = ENOSPC;		/* a short write: no space, most likely */
+		snprintf(why, whylen, "could not write file \"%s\": %m", tmp);
+	}
+	if (ok && pg_fsync(fd) != 0)
+	{
+		snprintf(why, whylen, "could not fsync file \"%s\": %m", tmp);
+		ok = false;
+	}
+	if (CloseTransientFile(fd) != 0 && ok)
+	{
+		snprintf(why, whylen, "could not close file \"%s\": %m", tmp);
+		ok = false;
+	}
+	return ok;
+}
+
+/* An object file of the cache directory, for eviction. */
+typedef struct BtjitCachedFile
+{
+	char		name[BTJIT_OBJECT_KEY_LEN + 8];
+	struct timespec mtime;
+} BtjitCachedFile;
+
+static int
+btjit_cached_file_cmp(const void *a, const void *b)
+{
+	const BtjitCachedFile *fa = a;
+	const BtjitCachedFile *fb = b;
+
+	if (fa->mtime.tv_sec != fb->mtime.tv_sec)
+		return fa->mtime.tv_sec < fb->mtime.tv_sec ? -1 : 1;
+	if (fa->mtime.tv_nsec != fb->mtime.tv_nsec)
+		return fa->mtime.tv_nsec < fb->mtime.tv_nsec ? -1 : 1;
+	return strcmp(fa->name, fb->name);
+}
+
+/*
+ * Make room for one more object under btree_jit.object_cache_max_files:
+ * remove the least recently used objects (by modification time, which a
+ * link brings forward: btjit_object_cache_load), so that a full cache
+ * never locks new shapes out.  A backend that linked an evicted object
+ * keeps its code; the next backend to want that shape compiles it again.
+ * False with why[] only if nothing could be removed.
+ */
+static bool
+btjit_object_cache_room(const char *dir, char *why, size_t whylen)
+{
+	DIR		   *d;
+	struct dirent *de;
+	BtjitCachedFile *files;
+	int			nfiles = 0;
+	int			maxfiles = 64;
+	int			excess;
+
+	if (btjit_object_cache_max_files <= 0)
+		return true;
+	files = palloc(maxfiles * sizeof(BtjitCachedFile));
+	d = AllocateDir(dir);
+	while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
+	{
+		size_t		namelen = strlen(de->d_name);
+		char		path[MAXPGPATH];
+		struct stat st;
+
+		/* objects only: not the temporary files of other writers */
+		if (namelen <= 2 || namelen >= sizeof(files->name) ||
+			strcmp(de->d_name + namelen - 2, ".o") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) != 0)
+			continue;			/* removed meanwhile */
+		if (nfiles == maxfiles)
+		{
+			maxfiles *= 2;
+			files = repalloc(files, maxfiles * sizeof(BtjitCachedFile));
+		}
+		strlcpy(files[nfiles].name, de->d_name, sizeof(files->name));
+		files[nfiles].mtime = st.st_mtim;
+		nfiles++;
+	}
+	if (d != NULL)
+		FreeDir(d);
+
+	excess = nfiles - btjit_object_cache_max_files + 1;
+	if (excess > 0)
+	{
+		int			removed = 0;
+
+		qsort(files, nfiles, sizeof(BtjitCachedFile), btjit_cached_file_cmp);
+		for (int i = 0; i < nfiles && removed < excess; i++)
+		{
+			char		path[MAXPGPATH];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+			if (unlink(path) == 0 || errno == ENOENT)
+				removed++;
+		}
+		if (removed == 0)
+		{
+			snprintf(why, whylen, "the object cache is full (btree_jit.object_cache_max_files = %d) and no object could be removed: %m",
+					 btjit_object_cache_max_files);
+			pfree(files);
+			return false;
+		}
+	}
+	pfree(files);
+	return true;
+}
+
+/*
  * The same, saying why it did not store the object (the compile worker
  * reports that: without the object its compile serves no backend).
+ *
+ * Durable as PostgreSQL's durable_rename(): the object (behind its header,
+ * see BtjitObjectHeader) goes to a private temporary file, which is
+ * fsynced, renamed into place, and the directory fsynced, so that after an
+ * OS crash the name holds the whole object or does not exist.  Raises no
+ * error of its own: every failure is a reason in why[].
  */
 bool
 btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
@@ -385,55 +704,35 @@ btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
 	char		dir[MAXPGPATH];
 	char		path[MAXPGPATH];
 	char		tmp[MAXPGPATH + 32];
-	int			fd;
+	BtjitObjectHeader header;
 	bool		ok;
 
 	snprintf(dir, sizeof(dir), "%s/%s", DataDir, BTJIT_OBJECT_CACHE_DIR);
-	if (MakePGDirectory(dir) != 0 && errno != EEXIST)
+	if (MakePGDirectory(dir) == 0)
+	{
+		/* a new directory: make its entry in the data directory durable */
+		if (!btjit_fsync_path(DataDir, true, why, whylen))
+			return false;
+	}
+	else if (errno != EEXIST)
 	{
 		snprintf(why, whylen, "could not create directory \"%s\": %m", dir);
 		return false;
 	}
-	if (btjit_object_cache_max_files > 0)
-	{
-		DIR		   *d = AllocateDir(dir);
-		struct dirent *de;
-		int			nfiles = 0;
+	if (!btjit_object_cache_room(dir, why, whylen))
+		return false;
 
-		while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
-		{
-			size_t		namelen = strlen(de->d_name);
-
-			/* objects only: not the temporary files of other writers */
-			if (namelen > 2 && strcmp(de->d_name + namelen - 2, ".o") == 0)
-				nfiles++;
-		}
-		if (d != NULL)
-			FreeDir(d);
-		if (nfiles >= btjit_object_cache_max_files)
-		{
-			snprintf(why, whylen, "the object cache is full (btree_jit.object_cache_max_files = %d)",
-					 btjit_object_cache_max_files);
-			return false;
-		}
-	}
+	memset(&header, 0, sizeof(header));
+	memcpy(header.magic, BTJIT_OBJECT_MAGIC, sizeof(header.magic));
+	header.header_size = sizeof(header);
+	header.length = len;
+	header.build = btjit_build_identity();
+	strlcpy(header.key, names->key, sizeof(header.key));
+	header.crc = btjit_object_crc(&header, data, len);
 
 	btjit_object_path(names, path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, MyProcPid);
-	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-	if (fd < 0)
-	{
-		snprintf(why, whylen, "could not create file \"%s\": %m", tmp);
-		return false;
-	}
-	ok = (write(fd, data, len) == (ssize_t) len);
-	if (!ok)
-		snprintf(why, whylen, "could not write file \"%s\": %m", tmp);
-	if (CloseTransientFile(fd) != 0 && ok)
-	{
-		snprintf(why, whylen, "could not close file \"%s\": %m", tmp);
-		ok = false;
-	}
+	ok = btjit_object_file_write(tmp, &header, data, len, why, whylen);
 	if (ok && rename(tmp, path) != 0)
 	{
 		snprintf(why, whylen, "could not rename file \"%s\" to \"%s\": %m",
@@ -441,8 +740,34 @@ btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
 		ok = false;
 	}
 	if (!ok)
+	{
 		unlink(tmp);
-	return ok;
+		return false;
+	}
+	return btjit_fsync_path(dir, true, why, whylen);
+}
+
+/* How many objects the cache directory holds (the compile worker's warm start). */
+int
+btjit_object_cache_count(void)
+{
+	char		dir[MAXPGPATH];
+	DIR		   *d;
+	struct dirent *de;
+	int			n = 0;
+
+	btjit_object_cache_dir(dir);
+	d = AllocateDir(dir);
+	while (d != NULL && (de = ReadDirExtended(d, dir, LOG)) != NULL)
+	{
+		size_t		namelen = strlen(de->d_name);
+
+		if (namelen > 2 && strcmp(de->d_name + namelen - 2, ".o") == 0)
+			n++;
+	}
+	if (d != NULL)
+		FreeDir(d);
+	return n;
 }
 
 /* Is there an object for names?  (The compile worker's warm start.) */

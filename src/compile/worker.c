@@ -36,7 +36,9 @@
  *	- the worker (exclusive) marks the oldest pending entry whose hold is
  *	  over (below) compiling, compiles without the lock, then frees the
  *	  entry and, on success, adds to the counters; on failure it adds the
- *	  key to the failed list (a ring: never retried while it is listed).
+ *	  key to the failed list (a ring), which refuses it for
+ *	  BTJIT_FAILED_RETRY_SECS; after that it is queued again like a new
+ *	  shape.
  *	  Only after the object file is renamed into place does it bump the
  *	  generation (an atomic, read without the lock), so a backend that sees
  *	  the new value finds the file.
@@ -102,8 +104,14 @@
 #define BTJIT_COMPILE_NICE		10
 /* A shape that killed its compile process this often is failed. */
 #define BTJIT_COMPILE_ATTEMPTS	2
-/* Shapes remembered as failed (a ring: the oldest is forgotten). */
+/*
+ * Shapes remembered as failed (a ring: the oldest is forgotten), each for
+ * BTJIT_FAILED_RETRY_SECS: then the next backend that wants it queues it
+ * again, so that a passing cause (a full disk, a killed compile) does not
+ * keep a shape on the stock path until the server restarts.
+ */
 #define BTJIT_FAILED_MAX		64
+#define BTJIT_FAILED_RETRY_SECS	300
 /*
  * When a backend queues a shape, the compile waits until that backend has
  * been waiting for its client this long (BTJIT_HOLD_IDLE_MS), looked at
@@ -144,6 +152,7 @@ typedef struct BtjitFailedShape
 {
 	char		key[BTJIT_OBJECT_KEY_LEN];
 	char		why[BTJIT_REASON_LEN];
+	TimestampTz failed_at;
 } BtjitFailedShape;
 
 typedef struct BtjitCompileShared
@@ -198,6 +207,7 @@ static int	btjit_warm_next = 0;
 
 PGDLLEXPORT void btjit_compile_worker_main(Datum arg);
 
+static void btjit_warm_bound(int nlisted);
 static void btjit_compile_shmem_request(void);
 static void btjit_compile_shmem_startup(void);
 
@@ -282,21 +292,33 @@ btjit_compile_shmem_startup(void)
 
 /* ---- The backends' side ---- */
 
-/* Is key in the failed list?  Copies its reason.  Caller holds the lock. */
-static bool
-btjit_failed_lookup(const char *key, char *why, size_t whylen)
+/* The failed list's entry for key, or NULL.  Caller holds the lock. */
+static BtjitFailedShape *
+btjit_failed_find(const char *key)
 {
 	BtjitCompileShared *cs = btjit_compile_shared;
 
 	for (int i = 0; i < cs->nfailed; i++)
-	{
 		if (strcmp(cs->failed[i].key, key) == 0)
-		{
-			strlcpy(why, cs->failed[i].why, whylen);
-			return true;
-		}
-	}
-	return false;
+			return &cs->failed[i];
+	return NULL;
+}
+
+/*
+ * Is key failed, less than BTJIT_FAILED_RETRY_SECS ago?  Copies its
+ * reason.  Caller holds the lock.
+ */
+static bool
+btjit_failed_lookup(const char *key, char *why, size_t whylen)
+{
+	BtjitFailedShape *f = btjit_failed_find(key);
+
+	if (f == NULL ||
+		GetCurrentTimestamp() >=
+		TimestampTzPlusMilliseconds(f->failed_at, BTJIT_FAILED_RETRY_SECS * 1000))
+		return false;
+	strlcpy(why, f->why, whylen);
+	return true;
 }
 
 static BtjitQueueEntry *
@@ -526,13 +548,45 @@ btjit_warm_start(void)
 			memcpy(&btjit_warm_shapes[btjit_nwarm++], &shape, sizeof(BtjitShape));
 	}
 	CloseTransientFile(fd);
+	btjit_warm_bound(nlisted);
+}
+
+/*
+ * Warm start under btree_jit.object_cache_max_files: compile only as many
+ * missing shapes as the cache has room for, the most recently listed ones
+ * (the end of the list); each further one would evict another object, and
+ * the next restart would compile that one again.
+ */
+static void
+btjit_warm_bound(int nlisted)
+{
+	int			skipped = 0;
+
+	if (btjit_object_cache_max_files > 0 && btjit_nwarm > 0)
+	{
+		int			room = btjit_object_cache_max_files -
+			btjit_object_cache_count();
+
+		if (room < 0)
+			room = 0;
+		if (btjit_nwarm > room)
+		{
+			skipped = btjit_nwarm - room;
+			memmove(btjit_warm_shapes, btjit_warm_shapes + skipped,
+					room * sizeof(BtjitShape));
+			btjit_nwarm = room;
+		}
+	}
 	LWLockAcquire(btjit_compile_shared->lock, LW_EXCLUSIVE);
 	btjit_compile_shared->warm_pending = btjit_nwarm;
 	LWLockRelease(btjit_compile_shared->lock);
-	if (btjit_nwarm > 0)
+	if (btjit_nwarm > 0 || skipped > 0)
 		ereport(LOG,
 				(errmsg("btree_jit: warm start: %d of %d listed shapes are not in the object cache and will be compiled",
-						btjit_nwarm, nlisted)));
+						btjit_nwarm, nlisted),
+				 skipped > 0 ?
+				 errdetail("%d more are not, for want of room (btree_jit.object_cache_max_files = %d).",
+						   skipped, btjit_object_cache_max_files) : 0));
 }
 
 /*
@@ -901,14 +955,20 @@ btjit_queue_finish(const char *key, BtjitFinishOutcome outcome,
 	}
 	else if (outcome == BTJIT_FINISH_FAILED)
 	{
-		BtjitFailedShape *f = &cs->failed[cs->failed_next];
+		/* a shape failed again (after its retry time) keeps its entry */
+		BtjitFailedShape *f = btjit_failed_find(key);
 
+		if (f == NULL)
+		{
+			f = &cs->failed[cs->failed_next];
+			cs->failed_next = (cs->failed_next + 1) % BTJIT_FAILED_MAX;
+			if (cs->nfailed < BTJIT_FAILED_MAX)
+				cs->nfailed++;
+		}
 		cs->failures++;
 		strlcpy(f->key, key, sizeof(f->key));
 		strlcpy(f->why, why, sizeof(f->why));
-		cs->failed_next = (cs->failed_next + 1) % BTJIT_FAILED_MAX;
-		if (cs->nfailed < BTJIT_FAILED_MAX)
-			cs->nfailed++;
+		f->failed_at = GetCurrentTimestamp();
 	}
 	LWLockRelease(cs->lock);
 
@@ -1022,12 +1082,13 @@ btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
 		return;
 	}
 
-	/* logged once: the shape is failed from now on, never retried */
+	/* logged once per attempt: the shape is failed for a while */
 	ereport(WARNING,
 			(errcode(ERRCODE_INTERNAL_ERROR),
 			 errmsg("btree_jit: the compile worker could not compile key shape %s", key),
 			 errdetail_internal("%s", why),
-			 errhint("Indexes of this shape use the server's own page search until the server restarts.")));
+			 errhint("Indexes of this shape use the server's own page search; new sessions queue it again after %d minutes.",
+					 BTJIT_FAILED_RETRY_SECS / 60)));
 	btjit_queue_finish(key, BTJIT_FINISH_FAILED, 0, why);
 }
 

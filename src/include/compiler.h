@@ -177,6 +177,43 @@ typedef struct BtjitCompiler
 typedef void (*BtjitCompilerInitFn) (BtjitCompiler *compiler);
 
 /*
+ * The interface's identity.  A package upgrade replaces btree_jit.so and
+ * btree_jit_llvm.so on disk under a running server, whose processes keep
+ * the old module mapped; the first process to load the library afterwards
+ * would load the new one into the old module.  So the library exports
+ * BTJIT_COMPILER_ABI, which returns the module version it was built as
+ * (BTJIT_VERSION) and sets *layout to btjit_abi_layout() as it was
+ * compiled there, and compile/compiler_lib.c refuses a library whose
+ * version or layout is not its own, before calling anything else of it.
+ * The function's signature never changes.  The layout is a hash of the
+ * sizes and offsets of what the two sides exchange and of the code
+ * generator's identity: a change to any structure above changes it.
+ * objcache.c writes the same identity into every object's header.
+ */
+#define BTJIT_COMPILER_ABI "btjit_compiler_abi"
+typedef const char *(*BtjitCompilerAbiFn) (uint64 *layout);
+
+static inline uint64
+btjit_abi_layout(void)
+{
+	const uint64 layout[] = {
+		sizeof(BtjitShape), sizeof(BtjitColumnShape), BTJIT_MAX_KEYS,
+		sizeof(BtjitCode), offsetof(BtjitCode, fn),
+		offsetof(BtjitCode, compile_ms), offsetof(BtjitCode, failure),
+		offsetof(BtjitCode, bcinfo), offsetof(BtjitCode, next),
+		sizeof(BtjitServerBitcode), offsetof(BtjitServerBitcode, why),
+		sizeof(BtjitTemplate), sizeof(BtjitObjectNames),
+		sizeof(BtjitCompiler), offsetof(BtjitCompiler, explain_shape),
+		BTJIT_SIGNATURE_LEN, BTJIT_WHY_LEN, BTJIT_REASON_LEN,
+		BTJIT_COMPILE_FAULT_LLVM_FATAL
+	};
+	uint64		h = UINT64CONST(0xcbf29ce484222325);
+
+	h = btjit_fnv1a(h, layout, sizeof(layout));
+	return btjit_fnv1a(h, BTJIT_CODEGEN_ID, strlen(BTJIT_CODEGEN_ID));
+}
+
+/*
  * ---- LLVM fatal-error guard (llvm_error.cpp, inside the library) ----
  * Between enter and leave, LLVM's fatal errors and failed allocations end
  * the session with FATAL instead of aborting the server.  Calls nest; every

@@ -1185,8 +1185,20 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	return result;
 }
 
-/* The library's one entry point, found by name by compile/compiler_lib.c. */
+/*
+ * The library's two entry points, found by name by compile/compiler_lib.c:
+ * its identity (compiler.h, BTJIT_COMPILER_ABI), asked first, and the
+ * interface, only if the identity is the module's.
+ */
+extern __attribute__((visibility("default"))) const char *btjit_compiler_abi(uint64 *layout);
 extern __attribute__((visibility("default"))) void btjit_compiler_init(BtjitCompiler *compiler);
+
+const char *
+btjit_compiler_abi(uint64 *layout)
+{
+	*layout = btjit_abi_layout();
+	return BTJIT_VERSION;
+}
 
 void
 btjit_compiler_init(BtjitCompiler *compiler)

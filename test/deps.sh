@@ -29,6 +29,7 @@ plain_pkgs=(
 	linux-perf                 # instruction counts in benchmarks
 	python3                    # test and bench helpers
 	util-linux                 # runuser: clusters run as the postgres user
+	strace                     # suite-trust: the object cache's fsyncs and rename
 	debhelper build-essential  # the Debian package (test/suite-package.sh)
 )
 

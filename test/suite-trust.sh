@@ -37,19 +37,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 HOST_PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 
-passed=0
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   - $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL - $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=lib/check.sh
+source "$here/lib/check.sh"
 
 # ---- a private copy of the server, with this tree's module installed ----
 work=$(mktemp -d /tmp/btjit-trust.XXXXXX)
@@ -204,7 +193,8 @@ if command -v strace >/dev/null; then
 	check "the object is fsynced, renamed, then its directory fsynced" test $rc -eq 0
 	[[ $rc -eq 0 ]] || cat "$work/strace"
 else
-	echo "     (strace not installed: not checked)"
+	bad "the object is fsynced, renamed, then its directory fsynced" \
+		"strace is not installed (test/deps.sh installs it)"
 fi
 cluster_stop
 
@@ -361,5 +351,4 @@ cp "$work/good_llvm.so" "$pkglib/btree_jit_llvm.so"
 check "after the restart: u_ab compiles" test "$(compile_fresh u_ab)" = "jit|compiled"
 cluster_stop
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+summary

@@ -54,8 +54,8 @@ SELECT code_source FROM btree_jit_index_stats() WHERE indexrelid = 'oc_abc'::reg
 SELECT btjit_llvm_mapped() AS llvm_after_uncached_compile;
 
 -- btree_jit.object_cache_max_files bounds the directory: at the bound a
--- newly compiled shape is used but not stored, so the next backend compiles
--- it again; below the bound it is stored, and the next backend links it.
+-- newly compiled shape is stored in place of the least recently used
+-- object, so the count stays at the bound and the next backend links it.
 -- (Counts are taken once the bound is in force: then no backend, autovacuum
 -- included, can add a file.)
 CREATE TABLE oc2 (a oid, b bool);
@@ -76,7 +76,7 @@ ALTER SYSTEM RESET btree_jit.object_cache_max_files;
 SELECT pg_reload_conf();
 \c
 SELECT current_setting('btree_jit.object_cache_max_files') AS bound_reset;
--- not stored above: compiled again here, and stored now
+-- stored above, in place of the least recently used object: linked here
 SELECT state FROM btree_jit_compile('oc2_ab');
 SELECT code_source FROM btree_jit_index_stats() WHERE indexrelid = 'oc2_ab'::regclass;
 \c

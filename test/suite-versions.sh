@@ -161,10 +161,16 @@ one_version() {
 	chroot_bind "$v" "$BTJIT_CHROOT_SOURCE_DIR" /build/pgsrc
 	chroot_stage_tree "$v"
 	# a suite that is not an unpacked Debian source (19's) has no
-	# debian/changelog to name its version: pass it
+	# debian/changelog to name its version: pass it.  The REL_19 branch
+	# point's suite is months older than 19~rc1: 36 of its tests fail
+	# against that server with the module off (expected output of features
+	# changed or reverted since, e.g. opr_sanity, copy's JSON format), so
+	# the baseline may have up to 40 failures there; the module runs must
+	# still have the baseline's outcome test by test.
 	local srcver=()
 	[[ -f $BTJIT_CHROOT_SOURCE_DIR/debian/changelog ]] ||
-		srcver=(BTJIT_SERVER_SOURCE_VERSION="$BTJIT_CHROOT_SOURCE_VERSION")
+		srcver=(BTJIT_SERVER_SOURCE_VERSION="$BTJIT_CHROOT_SOURCE_VERSION"
+			BTJIT_MAX_BASELINE_FAILURES="${BTJIT_MAX_BASELINE_FAILURES:-40}")
 	chroot_run "$v" env BTJIT_SERVER_SOURCE=/build/pgsrc "${srcver[@]}" \
 		${BTJIT_MATRIX_DIFF_MINUTES:+BTJIT_MATRIX_DIFF_MINUTES=$BTJIT_MATRIX_DIFF_MINUTES} \
 		${BTJIT_DIFF_SEED:+BTJIT_DIFF_SEED=$BTJIT_DIFF_SEED} \

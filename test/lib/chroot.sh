@@ -284,6 +284,10 @@ _chroot_configure() {
 	if [[ $suite == experimental ]]; then
 		printf 'Package: src:postgresql-%s\nPin: release a=experimental\nPin-Priority: 990\n' \
 			"$(chroot_pg_major "$suite")" >"$dir/etc/apt/preferences.d/btree_jit"
+		# sid's postgresql-common supports 18 only: extension packages
+		# (pg_buildext, test/suite-package.sh) are built for the
+		# chroot's major, as Debian's experimental builds set it
+		chroot_pg_major "$suite" >"$dir/etc/postgresql-common/supported_versions"
 	fi
 	cp -L /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
 }

@@ -935,7 +935,7 @@ btjit_compare_general(const BtjitKey *k, IndexTuple itup)
 	int			ntupatts = btjit_tuple_natts(itup);
 	int			ncmp = Min(ntupatts, keysz);
 	bool		hasnulls = (itup->t_info & INDEX_NULL_MASK) != 0;
-	const bits8 *bitmap = (const bits8 *) ((const char *) itup + sizeof(IndexTupleData));
+	const uint8 *bitmap = (const uint8 *) ((const char *) itup + sizeof(IndexTupleData));
 	const char *data = (const char *) itup + IndexInfoFindDataOffset(itup->t_info);
 	uint32		off = 0;
 
@@ -1456,7 +1456,7 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 	int			ntupatts;
 	int			ncmp;
 	bool		hasnulls;
-	const bits8 *bitmap;
+	const uint8 *bitmap;
 	const char *data;
 	uint32		off = 0;
 
@@ -1476,7 +1476,7 @@ btjit_compare_one(void *scankey, const char *page, uint32 offnum,
 	ntupatts = btjit_tuple_natts(itup);
 	ncmp = Min(ntupatts, k.keysz);
 	hasnulls = (itup->t_info & INDEX_NULL_MASK) != 0;
-	bitmap = (const bits8 *) ((const char *) itup + sizeof(IndexTupleData));
+	bitmap = (const uint8 *) ((const char *) itup + sizeof(IndexTupleData));
 	data = (const char *) itup + IndexInfoFindDataOffset(itup->t_info);
 
 #pragma clang loop unroll(full)

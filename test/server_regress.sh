@@ -88,33 +88,46 @@ run_conf() {
 # --- the source of the installed server -----------------------------------
 pg_config_version=$("$PG_CONFIG" --version) ||
 	btjit_die "no usable pg_config ($PG_CONFIG): run test/deps.sh"
-# "PostgreSQL 17.12 (Debian 17.12-0+deb13u1)" -> 17.12, major 17
-pg_upstream=$(sed -nE 's/^PostgreSQL ([0-9]+(\.[0-9]+)?).*/\1/p' <<<"$pg_config_version")
-pg_major=${pg_upstream%%.*}
-[[ -n $pg_upstream ]] || btjit_die "cannot read a version from '$pg_config_version' ($PG_CONFIG)"
+# "PostgreSQL 17.12 (Debian 17.12-0+deb13u1)" -> 17.12, major 17;
+# "PostgreSQL 19rc1 (Debian 19~rc1-1)" -> 19rc1, major 19 (Debian writes a
+# pre-release with "~", which upstream_of drops for comparisons)
+pg_upstream=$(sed -nE 's/^PostgreSQL ([0-9]+(\.[0-9]+)?((alpha|beta|rc)[0-9]+)?).*/\1/p' <<<"$pg_config_version")
+pg_major=$(sed -nE 's/^([0-9]+).*/\1/p' <<<"$pg_upstream")
+[[ -n $pg_upstream && -n $pg_major ]] || btjit_die "cannot read a version from '$pg_config_version' ($PG_CONFIG)"
+# upstream_of DEBIAN_VERSION -> its upstream part without epoch and "~"
+upstream_of() {
+	local v=${1#*:}
+	v=${v%%-*}
+	echo "${v//\~/}"
+}
 pg_package=postgresql-$pg_major
 pg_deb_version=$(dpkg-query -W -f='${Version}' "$pg_package" 2>/dev/null) ||
 	btjit_die "$pg_package is not installed (run test/deps.sh)"
-[[ ${pg_deb_version%%-*} == "$pg_upstream" ]] ||
+[[ $(upstream_of "$pg_deb_version") == "$pg_upstream" ]] ||
 	btjit_die "pg_config says '$pg_config_version' but $pg_package is $pg_deb_version"
 
 cache_dir=${BTJIT_CACHE_DIR:-/var/cache/btree_jit}
 if [[ -n ${BTJIT_SERVER_SOURCE:-} ]]; then
 	srcdir=$(cd "$BTJIT_SERVER_SOURCE" && pwd) ||
 		btjit_die "BTJIT_SERVER_SOURCE=$BTJIT_SERVER_SOURCE is not a directory"
-	# first line: "postgresql-17 (17.11-0+deb13u1) trixie; urgency=medium"
-	src_deb_version=$(sed -nE '1s/^[^ ]+ \(([^)]+)\).*/\1/p' "$srcdir/debian/changelog" 2>/dev/null || true)
+	# first line: "postgresql-17 (17.11-0+deb13u1) trixie; urgency=medium";
+	# a tree that is not a Debian source (19's, from ../shared/pg19) has
+	# its version given in BTJIT_SERVER_SOURCE_VERSION
+	if [[ -n ${BTJIT_SERVER_SOURCE_VERSION:-} ]]; then
+		src_deb_version=$BTJIT_SERVER_SOURCE_VERSION
+	else
+		src_deb_version=$(sed -nE '1s/^[^ ]+ \(([^)]+)\).*/\1/p' "$srcdir/debian/changelog" 2>/dev/null || true)
+	fi
 	[[ -n $src_deb_version ]] ||
-		btjit_die "$srcdir/debian/changelog does not name a version: not an unpacked Debian source?"
+		btjit_die "$srcdir/debian/changelog does not name a version: not an unpacked Debian source (or set BTJIT_SERVER_SOURCE_VERSION)?"
 	marker=""
 else
 	src_deb_version=$pg_deb_version
 	srcdir=$cache_dir/$pg_package-$pg_deb_version
 	marker=$srcdir/.btree_jit-complete
 fi
-src_upstream=${src_deb_version#*:}
-src_upstream=${src_upstream%%-*}
-[[ ${src_upstream%%.*} == "$pg_major" ]] ||
+src_upstream=$(upstream_of "$src_deb_version")
+[[ $(sed -nE 's/^([0-9]+).*/\1/p' <<<"$src_upstream") == "$pg_major" ]] ||
 	btjit_die "the suite in $srcdir is of PostgreSQL $src_upstream, the server is $pg_upstream: not the same major"
 # the suite of exactly the server's version: its baseline must pass entirely
 exact_source=0

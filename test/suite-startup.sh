@@ -45,7 +45,7 @@ declare -A want_reason=(
 	[wrong_caller]='^_bt_binsrch not identified: '
 	[truncated]='^_bt_binsrch not identified: '
 	[no_callconv]='^_bt_binsrch not identified: '
-	[unsupported_major]='^PostgreSQL 16 is not a supported major version \(supported: 15, 17, 18\)$'
+	[unsupported_major]='^PostgreSQL 16 is not a supported major version \(supported: 15, 17, 18, 19\)$'
 )
 for fault in wrong_caller truncated no_callconv unsupported_major; do
 	echo "# locate_fault = $fault"

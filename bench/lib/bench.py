@@ -101,8 +101,8 @@ def parse_args(argv):
     ap.add_argument("--simulate", action="store_true",
                     help="callgrind: also simulate caches and branch prediction (about twice as slow); "
                          "with --keep-profiles, breakdown.py prints misses and mispredictions per unit")
-    ap.add_argument("--pg", choices=("15", "17", "18"),
-                    help="PostgreSQL major: 15 is the host's server (the default), 17 and 18 run "
+    ap.add_argument("--pg", choices=("15", "17", "18", "19"),
+                    help="PostgreSQL major: 15 is the host's server (the default), 17, 18 and 19 run "
                          "inside that version's Debian chroot (test/lib/chroot.sh); bench/run handles it")
     ap.add_argument("--check-args", action="store_true", help=argparse.SUPPRESS)
     if "--check-args" in argv and any(x in ("-h", "--help", "--list") for x in argv):

@@ -97,8 +97,10 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 #include "compile/compile_int.h"
+#include "pg_compat.h"
 
 /* The compile child's nice value (see btjit_compile_child). */
 #define BTJIT_COMPILE_NICE		10
@@ -990,7 +992,7 @@ btjit_worker_attach(void)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	/* the compile child's exit is collected by waitpid */
-	pqsignal(SIGCHLD, SIG_DFL);
+	pqsignal(SIGCHLD, PG_SIG_DFL);
 	BackgroundWorkerUnblockSignals();
 
 	before_shmem_exit(btjit_worker_exit, (Datum) 0);

@@ -2,7 +2,7 @@
  *
  * pg_compat.h
  *	  The differences between the PostgreSQL major versions the module
- *	  supports (15, 17, 18), each named once.
+ *	  supports (15, 17, 18, 19), each named once.
  *
  * Included by the module's C files and by the bitcode template, so that
  * both read the server's structs the same way.  Every difference the code
@@ -23,9 +23,9 @@
  * inactive at start-up and says why: nobody has checked that server's
  * binary and semantics against the contract.
  */
-#define BTJIT_SUPPORTED_MAJORS		"15, 17, 18"
+#define BTJIT_SUPPORTED_MAJORS		"15, 17, 18, 19"
 #define BTJIT_MAJOR_SUPPORTED(major) \
-	((major) == 15 || (major) == 17 || (major) == 18)
+	((major) == 15 || (major) == 17 || (major) == 18 || (major) == 19)
 
 /*
  * BTScanInsertData's flag at offset 4.  Up to 16 it is pivotsearch (set
@@ -72,6 +72,27 @@
 	(pg_newlocale_from_collation(DEFAULT_COLLATION_OID)->collate_is_c)
 #else
 #define BTJIT_DEFAULT_COLLATION_IS_C() lc_collate_is_c(DEFAULT_COLLATION_OID)
+#endif
+
+/*
+ * A shared hash table of a fixed number of entries.  19 dropped
+ * ShmemInitHash's separate initial size: one nelems, allocated at once.
+ */
+#if PG_VERSION_NUM >= 190000
+#define BTJIT_SHMEM_INIT_HASH(name, nelems, info, flags) \
+	ShmemInitHash((name), (nelems), (info), (flags))
+#else
+#define BTJIT_SHMEM_INIT_HASH(name, nelems, info, flags) \
+	ShmemInitHash((name), (nelems), (nelems), (info), (flags))
+#endif
+
+/*
+ * The default action of a signal, for pqsignal().  From 19 a handler takes
+ * a second argument (SIGNAL_ARGS), so SIG_DFL needs the cast the server
+ * names PG_SIG_DFL; before, SIG_DFL has the handler's type.
+ */
+#ifndef PG_SIG_DFL
+#define PG_SIG_DFL SIG_DFL
 #endif
 
 #endif							/* BTREE_JIT_PG_COMPAT_H */

@@ -46,8 +46,8 @@ typedef struct BtjitExportedTarget
  * search of every insertion then runs compiled code.  _bt_checkkeys is
  * exported and called from _bt_readpage for every tuple a scan reads; only
  * PostgreSQL 15's is reproduced by the template (17 and 18 rewrote it:
- * BTReadPageState, array advancement, skip scan), so elsewhere the
- * server's own runs.
+ * BTReadPageState, array advancement, skip scan; 19 made it static, called
+ * only from the exported _bt_readpage), so elsewhere the server's own runs.
  */
 static const BtjitExportedTarget btjit_exported_targets[] = {
 	{BTJIT_TARGET_COMPARE, "_bt_compare",
@@ -63,6 +63,8 @@ static const BtjitExportedTarget btjit_exported_targets[] = {
 /* How the start-up line says that the scan-key checks are the server's. */
 #if PG_VERSION_NUM < 160000
 #define BTJIT_CHECKKEYS_NOT_REDIRECTED "; _bt_checkkeys not redirected"
+#elif PG_VERSION_NUM >= 190000
+#define BTJIT_CHECKKEYS_NOT_REDIRECTED "; scan-key checks are the server's (_bt_checkkeys is static in 19, inside _bt_readpage: not redirected)"
 #else
 #define BTJIT_CHECKKEYS_NOT_REDIRECTED "; _bt_checkkeys is the server's (compiled for PostgreSQL 15 only)"
 #endif

@@ -171,9 +171,9 @@ btjit_stats_shmem_startup(void)
 	}
 	info.keysize = sizeof(BtjitStatsKey);
 	info.entrysize = sizeof(BtjitStatsEntry);
-	btjit_stats_hash = ShmemInitHash("btree_jit index statistics",
-									 btjit_max_indexes, btjit_max_indexes,
-									 &info, HASH_ELEM | HASH_BLOBS);
+	btjit_stats_hash = BTJIT_SHMEM_INIT_HASH("btree_jit index statistics",
+											 btjit_max_indexes,
+											 &info, HASH_ELEM | HASH_BLOBS);
 	LWLockRelease(AddinShmemInitLock);
 }
 

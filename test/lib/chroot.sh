@@ -1,7 +1,8 @@
 # test/lib/chroot.sh - Debian chroots holding other PostgreSQL major versions
-# (17 from Debian 13 trixie, 18 from Debian unstable sid), so that btree_jit
-# can be built and tested against each version's real, stripped server
-# binary on a Debian 12 machine.  Source it from bash (set -euo pipefail is
+# (17 from Debian 13 trixie, 18 from Debian unstable sid, 19 from Debian
+# experimental on top of sid), so that btree_jit can be built and tested
+# against each version's real, stripped server binary on a Debian 12
+# machine.  Source it from bash (set -euo pipefail is
 # fine), or run it as a command:
 #
 #   source test/lib/chroot.sh
@@ -15,8 +16,17 @@
 #   bash test/lib/chroot.sh info 17
 #   bash test/lib/chroot.sh source 17     # the server's source (regression suite)
 #
-# A chroot is named by its suite (trixie, sid) or by the PostgreSQL major it
-# carries (17, 18); both spellings work everywhere.
+# A chroot is named by its suite (trixie, sid, experimental) or by the
+# PostgreSQL major it carries (17, 18, 19); both spellings work everywhere.
+# "experimental" is a sid chroot (debootstrap sid) whose apt also has
+# Debian experimental: postgresql-19 (19~rc1) is only there, and its
+# packages need libc6 >= 2.43.  It is a chroot of its own, not the sid one
+# with more packages, so that the 18 tests never see anything experimental
+# brought in.  An apt pin takes every binary package built from the source
+# package postgresql-19 (the server, its JIT, headers, and libpq5/libpq-dev,
+# which postgresql-server-dev-19 needs at >= 19) from experimental, and
+# everything else from sid: "apt-get -t experimental" would also take
+# experimental's perl, which conflicts with sid's.
 #
 # Why a chroot: the packages of 17 and 18 need a newer glibc than Debian 12
 # has, and the module must be tested against exactly the binaries Debian
@@ -44,8 +54,8 @@
 # The host's apt configuration is never read for packages and never changed:
 # only its mirror URL is reused for debootstrap.  Inside the chroots, apt has
 # its own configuration (sid's Release file has expired on the mirror, so
-# the sid chroot sets Acquire::Check-Valid-Until "false" in its own
-# /etc/apt/apt.conf.d).  debootstrap itself is installed on the host with
+# the sid and experimental chroots set Acquire::Check-Valid-Until "false"
+# in their own /etc/apt/apt.conf.d).  debootstrap itself is installed on the host with
 # apt-get when missing.
 #
 # Environment knobs (all optional):
@@ -91,12 +101,23 @@ declare -A _btjit_chroot_binds=()
 
 # --- naming ----------------------------------------------------------------
 
-# chroot_suite NAME -> the Debian suite (trixie, sid) for a suite or major
+# chroot_suite NAME -> the chroot's name (trixie, sid, experimental) for a
+# suite or major: its directory, lock and marker are named after it
 chroot_suite() {
 	case ${1:-} in
 	17 | trixie) echo trixie ;;
 	18 | sid | unstable) echo sid ;;
-	*) btjit_die "unknown chroot '${1:-}' (known: 17/trixie, 18/sid)" ;;
+	19 | experimental) echo experimental ;;
+	*) btjit_die "unknown chroot '${1:-}' (known: 17/trixie, 18/sid, 19/experimental)" ;;
+	esac
+}
+
+# _chroot_base_suite SUITE -> the suite debootstrap installs (experimental
+# is not a complete suite: it sits on top of sid)
+_chroot_base_suite() {
+	case $1 in
+	experimental) echo sid ;;
+	*) echo "$1" ;;
 	esac
 }
 
@@ -110,6 +131,7 @@ chroot_pg_major() {
 	case $(chroot_suite "$1") in
 	trixie) echo 17 ;;
 	sid) echo 18 ;;
+	experimental) echo 19 ;;
 	esac
 }
 
@@ -207,18 +229,19 @@ chroot_exec() {
 # debootstrap into a temp dir beside the final one, then rename: a cached
 # chroot is never half-made.
 _chroot_bootstrap() {
-	local suite=$1 dir=$2 tmp mirror
+	local suite=$1 dir=$2 tmp mirror base
 	mirror=$(_chroot_mirror)
+	base=$(_chroot_base_suite "$suite")
 	tmp=$(mktemp -d "$BTJIT_CHROOT_CACHE/.new-$suite.XXXXXX")
 	cluster_on_exit "rm -rf '$tmp' '$tmp.log'"
 	# mktemp made it 0700; it becomes the chroot's /, which every user
 	# (postgres above all) must be able to traverse
 	chmod 755 "$tmp"
-	btjit_log "debootstrap --variant=minbase $suite from $mirror"
-	if ! _chroot_timed "debootstrap $suite" \
-		_chroot_logged "$tmp.log" debootstrap --variant=minbase "$suite" "$tmp" "$mirror"; then
+	btjit_log "debootstrap --variant=minbase $base from $mirror (for the $suite chroot)"
+	if ! _chroot_timed "debootstrap $base" \
+		_chroot_logged "$tmp.log" debootstrap --variant=minbase "$base" "$tmp" "$mirror"; then
 		tail -n 30 "$tmp.log" >&2
-		btjit_die "debootstrap $suite failed (full log: $tmp.log)"
+		btjit_die "debootstrap $base failed (full log: $tmp.log)"
 	fi
 	rm -f "$tmp.log"
 	rm -rf "$dir"
@@ -227,7 +250,8 @@ _chroot_bootstrap() {
 
 # Configure the chroot's own apt and dpkg hooks (idempotent).
 _chroot_configure() {
-	local suite=$1 dir=$2
+	local suite=$1 dir=$2 base
+	base=$(_chroot_base_suite "$suite")
 	# the chroot's / must be traversable by every user (postgres)
 	chmod 755 "$dir"
 	# Packages must not start services in the chroot (no init there), and
@@ -240,14 +264,31 @@ _chroot_configure() {
 		echo 'APT::Install-Recommends "false";'
 		echo 'APT::Install-Suggests "false";'
 		echo 'Acquire::Retries "3";'
-		# sid's Release file is past its Valid-Until on the mirror.
-		[[ $suite == sid ]] && echo 'Acquire::Check-Valid-Until "false";'
+		# sid's (and experimental's) Release file is past its
+		# Valid-Until on the mirror.
+		[[ $base == sid ]] && echo 'Acquire::Check-Valid-Until "false";'
 	} >"$dir/etc/apt/apt.conf.d/99btree_jit"
 	# deb-src too: the server's own regression suite comes from the source
-	# package (apt-get source inside the chroot).
-	echo "deb http://deb.debian.org/debian $suite main" >"$dir/etc/apt/sources.list"
-	echo "deb-src http://deb.debian.org/debian $suite main" >>"$dir/etc/apt/sources.list"
+	# package (apt-get source inside the chroot).  Not for experimental:
+	# 19's source is not served (404), its suite comes from
+	# ../shared/pg19 (chroot_server_source).
+	{
+		echo "deb http://deb.debian.org/debian $base main"
+		if [[ $suite == experimental ]]; then
+			echo "deb http://deb.debian.org/debian experimental main"
+		else
+			echo "deb-src http://deb.debian.org/debian $base main"
+		fi
+	} >"$dir/etc/apt/sources.list"
 	sed -i "s|http://deb.debian.org/debian|$(_chroot_mirror)|" "$dir/etc/apt/sources.list"
+	if [[ $suite == experimental ]]; then
+		printf 'Package: src:postgresql-%s\nPin: release a=experimental\nPin-Priority: 990\n' \
+			"$(chroot_pg_major "$suite")" >"$dir/etc/apt/preferences.d/btree_jit"
+		# sid's postgresql-common supports 18 only: extension packages
+		# (pg_buildext, test/suite-package.sh) are built for the
+		# chroot's major, as Debian's experimental builds set it
+		chroot_pg_major "$suite" >"$dir/etc/postgresql-common/supported_versions"
+	fi
 	cp -L /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
 }
 
@@ -509,12 +550,53 @@ _chroot_fetch_dsc() {
 	done
 }
 
+# 19: Debian's pool does not serve postgresql-19's source (404 for 19~rc1
+# and 19~beta2).  ../shared/pg19/ beside the clone holds a git archive of
+# the PostgreSQL repository at the REL_19 branch point (commit 9cfd19bc,
+# configure.ac says 19beta1): the regression suite and the nbtree sources.
+# Its suite is used as 17.11's is against a 17.12 server: every module run
+# must have the module-off run's outcome, test by test.
+BTJIT_PG19_SUITE_TARBALL=${BTJIT_PG19_SUITE_TARBALL:-}
+_BTJIT_PG19_SUITE_VERSION=19~beta1-branchpoint-9cfd19bc
+
+# _chroot_tarball_source SUITE MAJOR - unpack the suite tarball of a major
+# whose Debian source is not served (19) into the cache; sets
+# BTJIT_CHROOT_SOURCE_DIR / _VERSION like chroot_server_source
+_chroot_tarball_source() {
+	local suite=$1 m=$2 tarball version dir tmp
+	[[ $m == 19 ]] || btjit_die "no source tarball is known for PostgreSQL $m"
+	tarball=${BTJIT_PG19_SUITE_TARBALL:-$BTJIT_ROOT/../shared/pg19/postgresql-19-branchpoint-regress-nbtree.tar.xz}
+	version=$_BTJIT_PG19_SUITE_VERSION
+	dir=${BTJIT_CACHE_DIR:-/var/cache/btree_jit}/postgresql-$m-$version
+	if [[ ! -f $dir/.btree_jit-complete ]]; then
+		[[ -f $tarball ]] ||
+			btjit_die "the $suite chroot's regression suite comes from $tarball, which does not exist (set BTJIT_PG19_SUITE_TARBALL)"
+		mkdir -p "$(dirname "$dir")"
+		tmp=$(mktemp -d "$(dirname "$dir")/.srcdl.XXXXXX")
+		cluster_on_exit "rm -rf '$tmp'"
+		tar -C "$tmp" -xJf "$tarball" || btjit_die "unpacking $tarball failed"
+		[[ -f $tmp/postgresql-19-branchpoint/src/test/regress/parallel_schedule ]] ||
+			btjit_die "$tarball holds no src/test/regress/parallel_schedule under postgresql-19-branchpoint/"
+		# the server (user postgres) reads the suite's data files
+		chmod -R a+rX "$tmp/postgresql-19-branchpoint"
+		rm -rf "$dir"
+		mv "$tmp/postgresql-19-branchpoint" "$dir"
+		touch "$dir/.btree_jit-complete"
+		rm -rf "$tmp"
+		btjit_log "suite of the REL_19 branch point unpacked into $dir (from $tarball)"
+	fi
+	BTJIT_CHROOT_SOURCE_DIR=$dir
+	BTJIT_CHROOT_SOURCE_VERSION=$version
+}
+
 # chroot_server_source NAME - unpack the Debian source of the chroot's
 # server (Debian patches applied, as in the build of the binary) into
 # ${BTJIT_CACHE_DIR:-/var/cache/btree_jit}/postgresql-M-VERSION, reused when
 # present.  Sets BTJIT_CHROOT_SOURCE_DIR (host path) and
 # BTJIT_CHROOT_SOURCE_VERSION (which may be the fallback above: say so in
-# any report).
+# any report).  19 (experimental): not a Debian source, the REL_19 branch
+# point's suite from ../shared/pg19 (_chroot_tarball_source), with no
+# debian/ directory; BTJIT_CHROOT_SOURCE_VERSION says which.
 chroot_server_source() {
 	local name=$1 suite m version use dir dl cache t0 binds
 	_chroot_check_name "${1:-}"
@@ -522,6 +604,10 @@ chroot_server_source() {
 	m=$(chroot_pg_major "$name")
 	version=$(chroot_exec "$name" dpkg-query -W -f='${Version}' "postgresql-$m") ||
 		btjit_die "postgresql-$m is not installed in the $suite chroot (chroot_ensure $name)"
+	if [[ $suite == experimental ]]; then
+		_chroot_tarball_source "$suite" "$m"
+		return 0
+	fi
 	cache=${BTJIT_CACHE_DIR:-/var/cache/btree_jit}
 	mkdir -p "$cache"
 	for use in "$version" "${BTJIT_CHROOT_SOURCE_FALLBACK:-${_BTJIT_CHROOT_SOURCE_FALLBACK[$suite]:-}}"; do
@@ -602,7 +688,7 @@ _chroot_main() {
 		echo "$BTJIT_CHROOT_SOURCE_DIR $BTJIT_CHROOT_SOURCE_VERSION"
 		;;
 	*)
-		echo "usage: $0 ensure|run|shell|dir|make-vars|info|source NAME [CMD...]   (NAME: 17, 18, trixie, sid)" >&2
+		echo "usage: $0 ensure|run|shell|dir|make-vars|info|source NAME [CMD...]   (NAME: 17, 18, 19, trixie, sid, experimental)" >&2
 		return 2
 		;;
 	esac

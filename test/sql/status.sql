@@ -7,7 +7,7 @@ SELECT active, reason ~ '^_bt_binsrch at .* redirected' AS redirected,
        call_sites >= 2 AS has_call_sites,
        binsrch_address ~ '\+0x[0-9a-f]+$' AS has_address,
        evidence IS NOT NULL AS has_evidence,
-       server_version ~ '^(15|17|18)\.' AS supported_major
+       server_version ~ '^(15|17|18|19)[^0-9]' AS supported_major
   FROM btree_jit_status();
 
 SHOW btree_jit.enabled;

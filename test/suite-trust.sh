@@ -94,16 +94,22 @@ results_right() {
 	[[ -n $jit && $jit == "$seq" ]]
 }
 
-# ---------------------------------------------------------------- objects
-echo "# objects"
-cluster_start "" "${conf[@]}" "fsync = on"
-sql -c "CREATE EXTENSION btree_jit;
+# The two tables the object and library cases compile: two shapes, each
+# with a DESC column, cross-width integer and date keys.
+make_tables() {
+	sql -c "CREATE EXTENSION btree_jit;
 	CREATE TABLE t (a int8, b int4, v int);
 	INSERT INTO t SELECT g * 7 % 10007, g % 97, g FROM generate_series(1, 30000) g;
 	CREATE INDEX t_ab ON t (a DESC, b);
 	CREATE TABLE u (a int2, b date);
 	INSERT INTO u SELECT g % 300, date '2020-01-01' + g % 500 FROM generate_series(1, 5000) g;
 	CREATE INDEX u_ab ON u (a, b DESC);"
+}
+
+# ---------------------------------------------------------------- objects
+echo "# objects"
+cluster_start "" "${conf[@]}" "fsync = on"
+make_tables
 cache=$PGDATA/btree_jit_cache
 check "t_ab compiles" test "$(compile_fresh t_ab)" = "jit|compiled"
 obj=$(ls "$cache"/*.o)
@@ -301,13 +307,7 @@ make -s -C "$alt" PG_CONFIG="$PG_CONFIG" EXTVERSION=9.9-test btree_jit_llvm.so >
 cp "$pkglib/btree_jit_llvm.so" "$work/good_llvm.so"
 
 cluster_start "" "${conf[@]}"
-sql -c "CREATE EXTENSION btree_jit;
-	CREATE TABLE t (a int8, b int4, v int);
-	INSERT INTO t SELECT g * 7 % 10007, g % 97, g FROM generate_series(1, 30000) g;
-	CREATE INDEX t_ab ON t (a DESC, b);
-	CREATE TABLE u (a int2, b date);
-	INSERT INTO u SELECT g % 300, date '2020-01-01' + g % 500 FROM generate_series(1, 5000) g;
-	CREATE INDEX u_ab ON u (a, b DESC);"
+make_tables
 check "before the upgrade: t_ab compiles" test "$(compile_fresh t_ab)" = "jit|compiled"
 # the upgrade: the library replaced under the running server, as a package
 # manager does (a new file renamed over the old)

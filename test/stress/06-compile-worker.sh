@@ -2,7 +2,7 @@
 # (compile_mode = background) no query waits for the worker (its compile
 # child made to sleep 3 s); the child killed with SIGKILL mid-compile:
 # worker and postmaster carry on, the shape is retried and compiles; a shape
-# whose compile fails is failed once, logged once, never retried; the cache
+# whose compile fails is failed once, logged once, not retried for 5 minutes; the cache
 # directory unwritable: stock path, logged once, nothing blocks.
 #
 # Sourced by test/suite-stress.sh (after test/stress/lib.sh); run alone
@@ -92,7 +92,8 @@ set_worker_fault none
 expect_eq "after the kill: the shape is retried and compiles (within 30 s)" "$(wait_jit cw_a cw_a_idx "a = 9" 30)" jit
 check "the worker logged the killed compile and its retry" grep -q "failed, retrying: the compile process was killed by signal 9" <(tail -c +"$((log_from + 1))" "$BTJIT_CLUSTER_LOG")
 
-# (c) a shape whose compile fails: failed once, logged once, never retried
+# (c) a shape whose compile fails: failed once, logged once, not retried
+# (for BTJIT_FAILED_RETRY_SECS, 5 minutes, longer than this section)
 set_worker_fault error
 nfail0=$(q "SELECT worker_failures FROM btree_jit_status()")
 out=$(cw_search_sql cw_b cw_b_idx "a = 5" | psqlv 2>&1) || true

@@ -140,6 +140,11 @@ fi
 # shellcheck source=lib/chroot.sh
 source "$here/lib/chroot.sh"
 
+if [[ ${BTJIT_VERSIONS:-} == none ]]; then
+	echo "BTJIT_VERSIONS=none: the version matrix is skipped"
+	exit 77
+fi
+
 # One matrix run at a time (chroot servers, builds in the same chroot).
 if [[ -z ${_BTJIT_MATRIX_LOCKED:-} ]]; then
 	mkdir -p "$BTJIT_CHROOT_CACHE"
@@ -191,10 +196,6 @@ if [[ ${1:-} == --one-version ]]; then
 fi
 
 versions=${BTJIT_VERSIONS:-17 18 19}
-if [[ $versions == none ]]; then
-	echo "BTJIT_VERSIONS=none: the version matrix is skipped"
-	exit 77
-fi
 rm -rf "$out"
 mkdir -p "$out"
 

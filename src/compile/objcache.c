@@ -112,15 +112,6 @@ static uint64 btjit_build_hash = 0;
 
 static uint64 btjit_cpu_identity(void);
 
-static uint64
-btjit_hash_bytes(uint64 h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * UINT64CONST(0x100000001b3);
-	return h;
-}
 
 /*
  * The build identity written into each object's header: the module's
@@ -135,8 +126,8 @@ btjit_build_identity(void)
 		uint64		layout = btjit_abi_layout();
 		uint64		h = UINT64CONST(0xcbf29ce484222325);
 
-		h = btjit_hash_bytes(h, BTJIT_VERSION, strlen(BTJIT_VERSION));
-		btjit_build_hash = btjit_hash_bytes(h, &layout, sizeof(layout));
+		h = btjit_fnv1a(h, BTJIT_VERSION, strlen(BTJIT_VERSION));
+		btjit_build_hash = btjit_fnv1a(h, &layout, sizeof(layout));
 	}
 	return btjit_build_hash;
 }
@@ -309,7 +300,7 @@ btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 		btjit_template.path = MemoryContextStrdup(TopMemoryContext, path);
 		btjit_template.data = data;
 		btjit_template.len = len;
-		btjit_template.hash = btjit_hash_bytes(UINT64CONST(0xcbf29ce484222325),
+		btjit_template.hash = btjit_fnv1a(UINT64CONST(0xcbf29ce484222325),
 											   data, len);
 	}
 	*tmpl = &btjit_template;
@@ -361,7 +352,7 @@ btjit_cpu_identity(void)
 			/* leaf 1 ebx holds the APIC id of the core we run on: skip it */
 			if (leaves[i][0] == 1)
 				regs[1] = 0;
-			h = btjit_hash_bytes(h, regs, sizeof(regs));
+			h = btjit_fnv1a(h, regs, sizeof(regs));
 		}
 	}
 	btjit_cpu_hash = h;
@@ -396,11 +387,11 @@ btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	uint32		version = PG_VERSION_NUM / 100;
 	uint64		cpu = btjit_cpu_identity();
 
-	h = btjit_hash_bytes(h, shape, sizeof(BtjitShape));
-	h = btjit_hash_bytes(h, &tmpl->hash, sizeof(tmpl->hash));
-	h = btjit_hash_bytes(h, &version, sizeof(version));
-	h = btjit_hash_bytes(h, BTJIT_CODEGEN_ID, strlen(BTJIT_CODEGEN_ID));
-	h = btjit_hash_bytes(h, &cpu, sizeof(cpu));
+	h = btjit_fnv1a(h, shape, sizeof(BtjitShape));
+	h = btjit_fnv1a(h, &tmpl->hash, sizeof(tmpl->hash));
+	h = btjit_fnv1a(h, &version, sizeof(version));
+	h = btjit_fnv1a(h, BTJIT_CODEGEN_ID, strlen(BTJIT_CODEGEN_ID));
+	h = btjit_fnv1a(h, &cpu, sizeof(cpu));
 
 	/*
 	 * Code inlined from the server's bitcode is the server build's: a shape
@@ -413,7 +404,7 @@ btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 		{
 			uint64		bcid = btjit_server_bitcode()->identity;
 
-			h = btjit_hash_bytes(h, &bcid, sizeof(bcid));
+			h = btjit_fnv1a(h, &bcid, sizeof(bcid));
 			break;
 		}
 

@@ -34,10 +34,13 @@
 #                      postmaster start time of the first cluster
 #   09-worker-cluster  a second cluster (compile_queue_size = 1): a full
 #                      queue, the worker killed, warm start
+#   10-compile-queue   fresh clusters (verify off): a continuously searched
+#                      index is compiled before shapes nobody searches any
+#                      more, within 3 s (and 12 s with compiles slowed)
 # Sections 01-08 share the first cluster, in that order; a section's
 # "# needs:" header line names earlier sections whose tables it uses (they
 # run first when it is picked), and 08-final runs after any section of the
-# first cluster.  09 starts its own cluster.
+# first cluster.  09 and 10 start their own clusters.
 #
 # Add a section: a file test/stress/NN-name.sh with a header comment saying
 # what it checks, "# cluster: first" (or "own" when it starts its own

@@ -89,6 +89,22 @@ extern BtjitCompileResult btjit_compile_shape(const BtjitShape *shape,
 											  char *why, size_t whylen);
 extern BtjitCompileResult btjit_compile_poll(BtjitCode *code,
 											 char *why, size_t whylen);
+extern void btjit_compile_demand(BtjitCode *code, uint64 searches);
+
+/*
+ * A shape that failed to compile (in the worker or in a backend) is
+ * refused this long, then tried again: a passing cause (a full disk, a
+ * killed compile, a compiler library from another build) must not keep it
+ * on the stock path until the server restarts.
+ */
+#define BTJIT_FAILED_RETRY_SECS	300
+
+/*
+ * A backend reports the stock searches of a queued index to the compile
+ * queue every this many searches (the worker compiles the busiest shape
+ * first: worker.c, "Demand").
+ */
+#define BTJIT_DEMAND_REPORT_SEARCHES	1024
 
 /* For btree_jit_explain(): raises an error if the shape cannot compile. */
 extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);

@@ -47,7 +47,16 @@ extern bool btjit_compile_here(const BtjitShape *shape,
 							   size_t *object_len, char *why, size_t whylen);
 
 /* The worker's compile, in its child: compile and store the object. */
-extern bool btjit_compile_object(const BtjitShape *shape, char *why,
+/* What btjit_compile_object did (the compile worker's child). */
+typedef enum BtjitObjectOutcome
+{
+	BTJIT_OBJECT_STORED,		/* compiled, and in the object cache */
+	BTJIT_OBJECT_COMPILE_FAILED,	/* why[] */
+	BTJIT_OBJECT_STORE_FAILED	/* compiled, but not stored (a full disk,
+								 * an unwritable directory): why[] */
+} BtjitObjectOutcome;
+
+extern BtjitObjectOutcome btjit_compile_object(const BtjitShape *shape, char *why,
 								 size_t whylen);
 extern void btjit_compiler_preload(void);
 
@@ -63,12 +72,17 @@ typedef enum BtjitQueueStatus
 {
 	BTJIT_QUEUE_PENDING,		/* queued or being compiled */
 	BTJIT_QUEUE_FAILED,			/* why[] */
+	BTJIT_QUEUE_UNSTORED,		/* the worker could not store its object:
+								 * compile here (why[]) */
 	BTJIT_QUEUE_ABSENT			/* done (or lost): look in the object cache */
 } BtjitQueueStatus;
 
 extern BtjitEnqueueResult btjit_worker_enqueue(const BtjitShape *shape,
 											   const char *key,
+											   BtjitQueueTicket *ticket,
 											   char *why, size_t whylen);
+extern void btjit_worker_demand(const BtjitQueueTicket *ticket,
+								uint64 searches);
 extern BtjitQueueStatus btjit_worker_lookup(const char *key, char *why,
 											size_t whylen);
 

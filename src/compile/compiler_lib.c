@@ -209,7 +209,7 @@ btjit_compiler_preload(void)
  * store its object in the cache.  False with why[] if either fails: an
  * object that cannot be stored serves no backend.
  */
-bool
+BtjitObjectOutcome
 btjit_compile_object(const BtjitShape *shape, char *why, size_t whylen)
 {
 	const BtjitTemplate *tmpl;
@@ -220,12 +220,14 @@ btjit_compile_object(const BtjitShape *shape, char *why, size_t whylen)
 
 	memset(&code, 0, sizeof(code));
 	if (!btjit_template_read(&tmpl, why, whylen))
-		return false;
+		return BTJIT_OBJECT_COMPILE_FAILED;
 	btjit_object_names(shape, tmpl, &names);
 	if (!btjit_compile_here(shape, tmpl, &names, &code, &object, &object_len,
 							why, whylen))
-		return false;
-	return btjit_object_cache_write(&names, object, object_len, why, whylen);
+		return BTJIT_OBJECT_COMPILE_FAILED;
+	if (!btjit_object_cache_write(&names, object, object_len, why, whylen))
+		return BTJIT_OBJECT_STORE_FAILED;
+	return BTJIT_OBJECT_STORED;
 }
 
 /* The IR or machine code of a shape, for btree_jit_explain(). */

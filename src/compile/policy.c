@@ -69,7 +69,8 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
 
 		/* read before asking, so that no finished compile goes unseen */
 		code->queued_generation = btjit_compile_generation_now();
-		switch (btjit_worker_enqueue(shape, names.key, qwhy, sizeof(qwhy)))
+		switch (btjit_worker_enqueue(shape, names.key, &code->queue_ticket,
+									 qwhy, sizeof(qwhy)))
 		{
 			case BTJIT_ENQUEUE_QUEUED:
 				code->queued = true;
@@ -105,6 +106,17 @@ done:
 }
 
 /*
+ * Searches of an index waiting for this queued shape, for the worker's
+ * choice of what to compile next.
+ */
+void
+btjit_compile_demand(BtjitCode *code, uint64 searches)
+{
+	if (code->queued)
+		btjit_worker_demand(&code->queue_ticket, searches);
+}
+
+/*
  * A queued shape, after the compile generation moved: linked from the
  * object cache if the worker stored it, failed if the worker failed it,
  * else still queued.  A shape neither queued nor in the cache (its entry
@@ -137,6 +149,14 @@ btjit_compile_poll(BtjitCode *code, char *why, size_t whylen)
 			code->queued = false;
 			snprintf(why, whylen, "the compile worker failed: %s", qwhy);
 			return BTJIT_COMPILE_FAILED_BY_WORKER;
+		case BTJIT_QUEUE_UNSTORED:
+			/* as when enqueueing finds it so: compile it here */
+			if (btjit_log_compiles)
+				ereport(LOG,
+						(errmsg("btree_jit: compiling shape %s in this backend: the compile worker could not store it: %s",
+								code->signature, qwhy)));
+			code->queued = false;
+			return btjit_compile_shape(&code->shape, code, true, why, whylen);
 		case BTJIT_QUEUE_ABSENT:
 			break;
 	}

@@ -7,8 +7,9 @@
  * A backend whose index crosses btree_jit.compile_threshold, and whose
  * shape is not in the object cache, enqueues the shape (keyed by its object
  * key, so each shape is queued once however many backends want it) and
- * keeps searching with the server's own code.  The worker takes the oldest
- * queued shape, compiles it in a child process it forks, and once the
+ * keeps searching with the server's own code.  The worker takes the
+ * busiest queued shape (below, "Demand"), compiles it in a child process
+ * it forks, and once the
  * object is in the cache bumps the shared generation counter.  A backend
  * with queued indexes compares that counter with the value it saw when it
  * last looked (on the dispatcher's stock path only: an index without code
@@ -33,7 +34,9 @@
  *	  key in the failed list -> failed with its reason; no worker or no free
  *	  entry -> unavailable (the caller compiles inline); else a new pending
  *	  entry, and the worker's latch is set.
- *	- the worker (exclusive) marks the oldest pending entry whose hold is
+ *	- demand (backend, shared): an atomic add to the entry's demand, if the
+ *	  entry is still the one the backend queued for (same seq).
+ *	- the worker (exclusive) marks the busiest pending entry whose hold is
  *	  over (below) compiling, compiles without the lock, then frees the
  *	  entry and, on success, adds to the counters; on failure it adds the
  *	  key to the failed list (a ring), which refuses it for
@@ -63,6 +66,21 @@
  * shape is held.  The wait event is read without a lock, as
  * pg_stat_activity reads it: a poll can miss a statement shorter than the
  * poll interval, which only means the compile starts a little early.
+ *
+ * Demand.  Arrival order is the wrong order on a fresh cluster or after an
+ * upgrade: the catalogs' shapes cross the threshold first (every
+ * connection searches them), and a user index searched thousands of times
+ * a second would wait behind all of them, at about half a second a
+ * compile.  So every backend whose index is queued reports its stock
+ * searches of it to the entry (at enqueue, then every
+ * BTJIT_DEMAND_REPORT_SEARCHES: runtime/jitcache.c), and the worker takes
+ * the entry with the most searches since its previous take (the recent
+ * demand: a shape searched heavily an hour ago and not since should not
+ * win), oldest first among equals.  A busier entry that is still held is
+ * waited for rather than passed over for a quieter one: its hold ends
+ * within BTJIT_HOLD_MAX_MS, a compile takes longer.  A shape nobody
+ * searches any more waits until the busy ones are done; it is never
+ * dropped.
  *
  * Warm start: after each compile the worker appends the shape to
  * $PGDATA/btree_jit_cache/shapes (once per shape); at start it queues every
@@ -113,7 +131,6 @@
  * keep a shape on the stock path until the server restarts.
  */
 #define BTJIT_FAILED_MAX		64
-#define BTJIT_FAILED_RETRY_SECS	300
 /*
  * When a backend queues a shape, the compile waits until that backend has
  * been waiting for its client this long (BTJIT_HOLD_IDLE_MS), looked at
@@ -146,6 +163,8 @@ typedef struct BtjitQueueEntry
 	int			holder_procno;	/* its PGPROC */
 	TimestampTz queued_at;
 	TimestampTz holder_idle_since;	/* worker: holder seen idle since, or 0 */
+	pg_atomic_uint64 demand;	/* searches reported while queued */
+	uint64		demand_seen;	/* worker: demand at its previous take */
 	char		key[BTJIT_OBJECT_KEY_LEN];
 	BtjitShape	shape;
 } BtjitQueueEntry;
@@ -155,6 +174,8 @@ typedef struct BtjitFailedShape
 	char		key[BTJIT_OBJECT_KEY_LEN];
 	char		why[BTJIT_REASON_LEN];
 	TimestampTz failed_at;
+	bool		unstored;		/* it compiled, but the object cache did not
+								 * take it: backends compile it themselves */
 } BtjitFailedShape;
 
 typedef struct BtjitCompileShared
@@ -287,6 +308,8 @@ btjit_compile_shmem_startup(void)
 			&(GetNamedLWLockTranche("btree_jit compile queue"))->lock;
 		pg_atomic_init_u64(&btjit_compile_shared->generation, 1);
 		btjit_compile_shared->queue_size = btjit_compile_queue_size;
+		for (int i = 0; i < btjit_compile_queue_size; i++)
+			pg_atomic_init_u64(&btjit_compile_shared->entries[i].demand, 0);
 	}
 	LWLockRelease(AddinShmemInitLock);
 	btjit_compile_generation = &btjit_compile_shared->generation;
@@ -307,10 +330,11 @@ btjit_failed_find(const char *key)
 }
 
 /*
- * Is key failed, less than BTJIT_FAILED_RETRY_SECS ago?  Copies its
- * reason.  Caller holds the lock.
+ * The failed list's entry for key if it failed (or was not stored) less
+ * than BTJIT_FAILED_RETRY_SECS ago, else NULL.  Copies its reason.  Caller
+ * holds the lock.
  */
-static bool
+static BtjitFailedShape *
 btjit_failed_lookup(const char *key, char *why, size_t whylen)
 {
 	BtjitFailedShape *f = btjit_failed_find(key);
@@ -318,9 +342,9 @@ btjit_failed_lookup(const char *key, char *why, size_t whylen)
 	if (f == NULL ||
 		GetCurrentTimestamp() >=
 		TimestampTzPlusMilliseconds(f->failed_at, BTJIT_FAILED_RETRY_SECS * 1000))
-		return false;
+		return NULL;
 	strlcpy(why, f->why, whylen);
-	return true;
+	return f;
 }
 
 static BtjitQueueEntry *
@@ -355,6 +379,8 @@ btjit_queue_add(const char *key, const BtjitShape *shape)
 				MyProc != NULL ? (int) (MyProc - ProcGlobal->allProcs) : -1;
 			e->queued_at = GetCurrentTimestamp();
 			e->holder_idle_since = 0;
+			pg_atomic_write_u64(&e->demand, 0);
+			e->demand_seen = 0;
 			strlcpy(e->key, key, sizeof(e->key));
 			memcpy(&e->shape, shape, sizeof(BtjitShape));
 			cs->enqueued++;
@@ -368,15 +394,22 @@ btjit_queue_add(const char *key, const BtjitShape *shape)
  * Hand a shape to the worker.  Never waits for it: the lock is held for a
  * scan of the queue and the failed list, and the worker is woken by its
  * latch.  Called on the dispatcher's slow path, at most once per shape and
- * generation in a backend.
+ * generation in a backend.  When queued, *ticket names the entry, for the
+ * backend's reports of demand (btjit_worker_demand).
  */
 BtjitEnqueueResult
 btjit_worker_enqueue(const BtjitShape *shape, const char *key,
-					 char *why, size_t whylen)
+					 BtjitQueueTicket *ticket, char *why, size_t whylen)
 {
 	BtjitCompileShared *cs = btjit_compile_shared;
 	BtjitEnqueueResult result;
+	BtjitQueueEntry *e;
+	BtjitFailedShape *f;
+	char		fwhy[BTJIT_REASON_LEN];
 	Latch	   *latch = NULL;
+
+	ticket->slot = -1;
+	ticket->seq = 0;
 
 	if (cs == NULL)
 	{
@@ -385,16 +418,33 @@ btjit_worker_enqueue(const BtjitShape *shape, const char *key,
 	}
 
 	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
-	if (btjit_failed_lookup(key, why, whylen))
-		result = BTJIT_ENQUEUE_FAILED;
-	else if (btjit_queue_find(key) != NULL)
+	if ((f = btjit_failed_lookup(key, fwhy, sizeof(fwhy))) != NULL)
+	{
+		if (f->unstored)
+		{
+			snprintf(why, whylen, "the compile worker could not store this shape: %s",
+					 fwhy);
+			result = BTJIT_ENQUEUE_UNAVAILABLE;
+		}
+		else
+		{
+			strlcpy(why, fwhy, whylen);
+			result = BTJIT_ENQUEUE_FAILED;
+		}
+	}
+	else if ((e = btjit_queue_find(key)) != NULL)
+	{
+		/* another backend queued it: ours is one more demand for it */
+		ticket->slot = e - cs->entries;
+		ticket->seq = e->seq;
 		result = BTJIT_ENQUEUE_QUEUED;
+	}
 	else if (cs->worker_pid == 0)
 	{
 		snprintf(why, whylen, "the compile worker is not running");
 		result = BTJIT_ENQUEUE_UNAVAILABLE;
 	}
-	else if (btjit_queue_add(key, shape) == NULL)
+	else if ((e = btjit_queue_add(key, shape)) == NULL)
 	{
 		cs->queue_full++;
 		snprintf(why, whylen, "the compile queue is full (btree_jit.compile_queue_size = %d)",
@@ -403,6 +453,8 @@ btjit_worker_enqueue(const BtjitShape *shape, const char *key,
 	}
 	else
 	{
+		ticket->slot = e - cs->entries;
+		ticket->seq = e->seq;
 		result = BTJIT_ENQUEUE_QUEUED;
 		latch = cs->worker_latch;
 	}
@@ -415,6 +467,29 @@ btjit_worker_enqueue(const BtjitShape *shape, const char *key,
 }
 
 /*
+ * Add searches to the demand of the entry a backend queued (or joined):
+ * a shared lock, so that the worker, which takes it exclusively, never
+ * sees the entry change hands in the middle, and a compare of the seq, so
+ * that searches of a shape that is compiled already (its entry freed and
+ * maybe reused) count for nothing.  Called every
+ * BTJIT_DEMAND_REPORT_SEARCHES stock searches of a queued index.
+ */
+void
+btjit_worker_demand(const BtjitQueueTicket *ticket, uint64 searches)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+	BtjitQueueEntry *e;
+
+	if (cs == NULL || ticket->slot < 0 || ticket->slot >= cs->queue_size)
+		return;
+	e = &cs->entries[ticket->slot];
+	LWLockAcquire(cs->lock, LW_SHARED);
+	if (e->state != BTJIT_QE_FREE && e->seq == ticket->seq)
+		pg_atomic_fetch_add_u64(&e->demand, searches);
+	LWLockRelease(cs->lock);
+}
+
+/*
  * Where is the shape with this key?  Pending (queued or compiling), failed
  * (why[] says why), or neither: then the object cache should have it.
  */
@@ -423,14 +498,15 @@ btjit_worker_lookup(const char *key, char *why, size_t whylen)
 {
 	BtjitCompileShared *cs = btjit_compile_shared;
 	BtjitQueueStatus status;
+	BtjitFailedShape *f;
 
 	if (cs == NULL)
 		return BTJIT_QUEUE_ABSENT;
 	LWLockAcquire(cs->lock, LW_SHARED);
 	if (btjit_queue_find(key) != NULL)
 		status = BTJIT_QUEUE_PENDING;
-	else if (btjit_failed_lookup(key, why, whylen))
-		status = BTJIT_QUEUE_FAILED;
+	else if ((f = btjit_failed_lookup(key, why, whylen)) != NULL)
+		status = f->unstored ? BTJIT_QUEUE_UNSTORED : BTJIT_QUEUE_FAILED;
 	else
 		status = BTJIT_QUEUE_ABSENT;
 	LWLockRelease(cs->lock);
@@ -616,7 +692,7 @@ btjit_warm_take(BtjitShape *shape, char *key)
 		btjit_object_names(next, tmpl, &names);
 		LWLockAcquire(btjit_compile_shared->lock, LW_SHARED);
 		pending = btjit_queue_find(names.key) != NULL ||
-			btjit_failed_lookup(names.key, why, sizeof(why));
+			btjit_failed_lookup(names.key, why, sizeof(why)) != NULL;
 		LWLockRelease(btjit_compile_shared->lock);
 		if (pending || btjit_object_cache_exists(&names))
 			continue;
@@ -670,6 +746,8 @@ typedef enum BtjitChildOutcome
 {
 	BTJIT_CHILD_COMPILED,		/* the object is in the cache */
 	BTJIT_CHILD_FAILED,			/* the child reported a failure: why[] */
+	BTJIT_CHILD_UNSTORED,		/* compiled, but the object could not be
+								 * stored: why[] */
 	BTJIT_CHILD_DIED			/* no report (killed, or not started): a
 								 * retry may succeed */
 } BtjitChildOutcome;
@@ -679,12 +757,14 @@ typedef enum BtjitFinishOutcome
 {
 	BTJIT_FINISH_COMPILED,		/* freed, counted, backends told */
 	BTJIT_FINISH_RETRY,			/* back to pending for another attempt */
-	BTJIT_FINISH_FAILED			/* freed, listed as failed, backends told */
+	BTJIT_FINISH_FAILED,		/* freed, listed as failed, backends told */
+	BTJIT_FINISH_UNSTORED		/* freed, listed as unstored (backends
+								 * compile it themselves), backends told */
 } BtjitFinishOutcome;
 
 typedef struct BtjitChildReport
 {
-	bool		ok;
+	BtjitObjectOutcome outcome;
 	double		compile_ms;
 	char		why[BTJIT_REASON_LEN];
 } BtjitChildReport;
@@ -750,7 +830,8 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 	INSTR_TIME_SET_CURRENT(start);
 	PG_TRY();
 	{
-		report.ok = btjit_compile_object(shape, report.why, sizeof(report.why));
+		report.outcome = btjit_compile_object(shape, report.why,
+											  sizeof(report.why));
 	}
 	PG_CATCH();
 	{
@@ -759,7 +840,7 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 		MemoryContextSwitchTo(TopMemoryContext);
 		edata = CopyErrorData();
 		strlcpy(report.why, edata->message, sizeof(report.why));
-		report.ok = false;
+		report.outcome = BTJIT_OBJECT_COMPILE_FAILED;
 	}
 	PG_END_TRY();
 	INSTR_TIME_SET_CURRENT(duration);
@@ -768,7 +849,7 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 
 	if (write(wfd, &report, sizeof(report)) != sizeof(report))
 		_exit(3);
-	_exit(report.ok ? 0 : 2);
+	_exit(report.outcome == BTJIT_OBJECT_STORED ? 0 : 2);
 }
 
 /*
@@ -842,10 +923,16 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 		return BTJIT_CHILD_DIED;
 	}
 	*compile_ms = report.compile_ms;
-	if (!report.ok)
+	switch (report.outcome)
 	{
-		strlcpy(why, report.why, whylen);
-		return BTJIT_CHILD_FAILED;
+		case BTJIT_OBJECT_STORED:
+			break;
+		case BTJIT_OBJECT_COMPILE_FAILED:
+			strlcpy(why, report.why, whylen);
+			return BTJIT_CHILD_FAILED;
+		case BTJIT_OBJECT_STORE_FAILED:
+			strlcpy(why, report.why, whylen);
+			return BTJIT_CHILD_UNSTORED;
 	}
 	return BTJIT_CHILD_COMPILED;
 }
@@ -894,16 +981,46 @@ btjit_hold_over(BtjitQueueEntry *e, TimestampTz now)
 	return false;
 }
 
+/* Searches of a pending entry since the worker's previous take. */
+static inline uint64
+btjit_recent_demand(BtjitQueueEntry *e)
+{
+	uint64		demand = pg_atomic_read_u64(&e->demand);
+
+	return demand > e->demand_seen ? demand - e->demand_seen : 0;
+}
+
+/* Should a be compiled before b (either may be NULL)? */
+static bool
+btjit_queue_before(BtjitQueueEntry *a, BtjitQueueEntry *b)
+{
+	uint64		da,
+				db;
+
+	if (a == NULL)
+		return false;
+	if (b == NULL)
+		return true;
+	da = btjit_recent_demand(a);
+	db = btjit_recent_demand(b);
+	if (da != db)
+		return da > db;
+	return a->seq < b->seq;
+}
+
 /*
- * Take the oldest pending shape whose hold is over: marks it compiling.
- * False if none; *held then says whether some pending shape is held (the
- * caller polls again in BTJIT_HOLD_POLL_MS).
+ * Take the busiest pending shape whose hold is over (see "Demand" at the
+ * top): marks it compiling and starts a new demand window for the rest.
+ * False if none, or if a busier shape is still held; *held then says
+ * whether some pending shape is held (the caller polls again in
+ * BTJIT_HOLD_POLL_MS).
  */
 static bool
 btjit_queue_take(BtjitShape *shape, char *key, int *attempts, bool *held)
 {
 	BtjitCompileShared *cs = btjit_compile_shared;
-	BtjitQueueEntry *oldest = NULL;
+	BtjitQueueEntry *best_ready = NULL;
+	BtjitQueueEntry *best_held = NULL;
 	TimestampTz now = GetCurrentTimestamp();
 
 	*held = false;
@@ -917,20 +1034,29 @@ btjit_queue_take(BtjitShape *shape, char *key, int *attempts, bool *held)
 		if (!btjit_hold_over(e, now))
 		{
 			*held = true;
-			continue;
+			if (btjit_queue_before(e, best_held))
+				best_held = e;
 		}
-		if (oldest == NULL || e->seq < oldest->seq)
-			oldest = e;
+		else if (btjit_queue_before(e, best_ready))
+			best_ready = e;
 	}
-	if (oldest != NULL)
+	/* a held shape with more recent demand is worth its short wait */
+	if (best_ready != NULL && best_held != NULL &&
+		btjit_recent_demand(best_held) > btjit_recent_demand(best_ready))
+		best_ready = NULL;
+	if (best_ready != NULL)
 	{
-		oldest->state = BTJIT_QE_COMPILING;
-		*attempts = ++oldest->attempts;
-		memcpy(shape, &oldest->shape, sizeof(BtjitShape));
-		strlcpy(key, oldest->key, 17);
+		best_ready->state = BTJIT_QE_COMPILING;
+		*attempts = ++best_ready->attempts;
+		memcpy(shape, &best_ready->shape, sizeof(BtjitShape));
+		strlcpy(key, best_ready->key, 17);
+		for (int i = 0; i < cs->queue_size; i++)
+			if (cs->entries[i].state == BTJIT_QE_PENDING)
+				cs->entries[i].demand_seen =
+					pg_atomic_read_u64(&cs->entries[i].demand);
 	}
 	LWLockRelease(cs->lock);
-	return oldest != NULL;
+	return best_ready != NULL;
 }
 
 /*
@@ -955,7 +1081,8 @@ btjit_queue_finish(const char *key, BtjitFinishOutcome outcome,
 		cs->last_compile_ms = compile_ms;
 		cs->last_compile_at = GetCurrentTimestamp();
 	}
-	else if (outcome == BTJIT_FINISH_FAILED)
+	else if (outcome == BTJIT_FINISH_FAILED ||
+			 outcome == BTJIT_FINISH_UNSTORED)
 	{
 		/* a shape failed again (after its retry time) keeps its entry */
 		BtjitFailedShape *f = btjit_failed_find(key);
@@ -967,7 +1094,9 @@ btjit_queue_finish(const char *key, BtjitFinishOutcome outcome,
 			if (cs->nfailed < BTJIT_FAILED_MAX)
 				cs->nfailed++;
 		}
-		cs->failures++;
+		if (outcome == BTJIT_FINISH_FAILED)
+			cs->failures++;
+		f->unstored = (outcome == BTJIT_FINISH_UNSTORED);
 		strlcpy(f->key, key, sizeof(f->key));
 		strlcpy(f->why, why, sizeof(f->why));
 		f->failed_at = GetCurrentTimestamp();
@@ -1071,6 +1200,21 @@ btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
 			ereport(LOG,
 					(errmsg("btree_jit: compile worker compiled shape %s in %.3f ms",
 							key, compile_ms)));
+		return;
+	}
+
+	/*
+	 * Compiled, but the cache did not take the object (a full disk, a
+	 * directory made unwritable): the shape is fine, so the backends that
+	 * want it compile it themselves until the retry time has passed.
+	 */
+	if (outcome == BTJIT_CHILD_UNSTORED)
+	{
+		ereport(LOG,
+				(errmsg("btree_jit: the compile worker could not store key shape %s; backends compile it themselves for %d minutes",
+						key, BTJIT_FAILED_RETRY_SECS / 60),
+				 errdetail_internal("%s", why)));
+		btjit_queue_finish(key, BTJIT_FINISH_UNSTORED, compile_ms, why);
 		return;
 	}
 

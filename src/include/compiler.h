@@ -17,6 +17,8 @@
 #ifndef BTREE_JIT_COMPILER_H
 #define BTREE_JIT_COMPILER_H
 
+#include "datatype/timestamp.h"
+
 #include "code_abi.h"
 #include "shape.h"
 
@@ -40,6 +42,17 @@
 #define BTJIT_WHY_LEN 256
 
 /* ---- A compiled shape (filled by llvm/specialise.c or compile/objcache.c) ---- */
+/*
+ * Which entry of the compile worker's queue holds a queued shape (slot),
+ * and which shape it held then (seq: slots are reused), so that a backend
+ * can add to its demand without a search (compile/worker.c).
+ */
+typedef struct BtjitQueueTicket
+{
+	int			slot;			/* -1: none */
+	uint64		seq;
+} BtjitQueueTicket;
+
 typedef struct BtjitCode
 {
 	uint32		hash;			/* of the shape */
@@ -57,6 +70,8 @@ typedef struct BtjitCode
 												 * (below) */
 	bool		queued;			/* fn NULL: the compile worker has it */
 	uint64		queued_generation;	/* compile generation last looked at */
+	BtjitQueueTicket queue_ticket;	/* while queued */
+	TimestampTz failed_at;		/* when fn became NULL by a failure */
 	struct BtjitCode *next;
 } BtjitCode;
 

@@ -164,15 +164,18 @@ btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf)
 
 /*
  * Is something due for an index without compiled code: its examination,
- * once it has been searched often enough, or a look at the queue, once the
- * compile worker has finished something since it was queued?
+ * once it has been searched often enough; a look at the queue, once the
+ * compile worker has finished something since it was queued; a report of
+ * its searches to the queue; or, after a failed compile, a look at whether
+ * it may be tried again (btjit_index_recheck_due)?
  */
 static inline bool
 btjit_index_due(const BtjitIndex *ix)
 {
 	return (ix->state == BTJIT_INDEX_UNKNOWN &&
 			ix->counts.stock_searches >= (uint64) btjit_compile_threshold) ||
-		(ix->state == BTJIT_INDEX_QUEUED && btjit_index_compile_done(ix));
+		(ix->state == BTJIT_INDEX_QUEUED && btjit_index_compile_done(ix)) ||
+		btjit_index_recheck_due(ix);
 }
 
 /*

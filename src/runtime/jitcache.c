@@ -82,6 +82,8 @@ btjit_forget_index(BtjitIndex *ix)
 	ix->ins_entry = NULL;
 	ix->chk_entry = NULL;
 	ix->code = NULL;
+	ix->pending_code = NULL;
+	ix->due_searches = 0;
 }
 
 /*
@@ -166,8 +168,18 @@ btjit_index_open(Relation rel, bool force)
 		 (force || (btjit_enabled &&
 					ix->counts.stock_searches >= (uint64) btjit_compile_threshold))) ||
 		(ix->state == BTJIT_INDEX_QUEUED &&
-		 (force || btjit_index_compile_done(ix))))
+		 (force || btjit_index_compile_done(ix))) ||
+		(ix->state == BTJIT_INDEX_STOCK && btjit_index_recheck_due(ix)))
 		btjit_index_examine(rel, ix, force);
+	else if (ix->state == BTJIT_INDEX_QUEUED && btjit_index_recheck_due(ix))
+	{
+		/* tell the worker how busy this index keeps it waiting */
+		btjit_compile_demand(ix->pending_code,
+							 ix->counts.stock_searches - ix->demand_reported);
+		ix->demand_reported = ix->counts.stock_searches;
+		ix->due_searches = ix->counts.stock_searches +
+			BTJIT_DEMAND_REPORT_SEARCHES;
+	}
 
 	return ix;
 }
@@ -195,6 +207,8 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 
 	/* a settled state is reported to the shared statistics */
 	ix->stats_state_changed = true;
+	ix->pending_code = NULL;
+	ix->due_searches = 0;
 
 	if (!btjit_module.active)
 	{
@@ -225,6 +239,10 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 		/* stock path until the compile generation moves past this one */
 		ix->state = BTJIT_INDEX_QUEUED;
 		ix->queued_generation = code->queued_generation;
+		ix->pending_code = code;
+		ix->demand_reported = ix->counts.stock_searches;
+		ix->due_searches = ix->counts.stock_searches +
+			BTJIT_DEMAND_REPORT_SEARCHES;
 		strlcpy(ix->reason, why, sizeof(ix->reason));
 		return;
 	}
@@ -232,6 +250,13 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 	{
 		ix->state = BTJIT_INDEX_STOCK;
 		strlcpy(ix->reason, why, sizeof(ix->reason));
+		/* a failure is retried in time (btjit_code_for_shape) */
+		if (code != NULL)
+		{
+			ix->pending_code = code;
+			ix->due_searches = ix->counts.stock_searches +
+				BTJIT_FAILED_RECHECK_SEARCHES;
+		}
 		return;
 	}
 
@@ -342,6 +367,7 @@ btjit_code_settle(BtjitCode *code, BtjitCompileResult result,
 		case BTJIT_COMPILE_FAILED:
 		case BTJIT_COMPILE_FAILED_BY_WORKER:
 			btjit_ncompile_failures++;
+			code->failed_at = GetCurrentTimestamp();
 			code->fn = NULL;
 			code->entry = NULL;
 			code->cmp_entry = NULL;
@@ -379,6 +405,18 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 	BtjitCode  *code = btjit_code_find(shape, hash);
 	char		cwhy[BTJIT_WHY_LEN];
 	BtjitCompileResult result;
+
+	/* a failure is kept for BTJIT_FAILED_RETRY_SECS, then tried again */
+	if (code != NULL && !code->queued && code->fn == NULL &&
+		GetCurrentTimestamp() >=
+		TimestampTzPlusMilliseconds(code->failed_at,
+									BTJIT_FAILED_RETRY_SECS * 1000))
+	{
+		result = btjit_compile_shape(shape, code, inline_only,
+									 cwhy, sizeof(cwhy));
+		btjit_code_settle(code, result, cwhy, why, whylen);
+		return code;
+	}
 
 	if (code != NULL && !code->queued)
 	{

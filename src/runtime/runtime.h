@@ -224,7 +224,22 @@ typedef struct BtjitIndex
 	BtjitIndexStats flushed;	/* counters as of the last flush */
 	uint64		queued_generation;	/* compile generation last looked at,
 									 * when state is QUEUED */
+	struct BtjitCode *pending_code; /* QUEUED: the code it waits for;
+									 * STOCK: the code that failed, if
+									 * that is why */
+	uint64		due_searches;	/* with pending_code: at this many stock
+								 * searches something is due (QUEUED: a
+								 * demand report; STOCK: a look at whether
+								 * the failure may be retried); 0: never */
+	uint64		demand_reported;	/* QUEUED: stock searches reported */
 } BtjitIndex;
+
+/*
+ * An index on the stock path after a failed compile looks, every this many
+ * of its searches, at whether the failure has expired (a clock read is too
+ * dear for every search).
+ */
+#define BTJIT_FAILED_RECHECK_SEARCHES	4096
 
 /* The index whose counts.jit_searches the compiled entry was given. */
 static inline BtjitIndex *
@@ -265,6 +280,14 @@ static inline bool
 btjit_index_compile_done(const BtjitIndex *ix)
 {
 	return btjit_compile_generation_now() != ix->queued_generation;
+}
+
+/* A demand report or a retry look is due (see due_searches). */
+static inline bool
+btjit_index_recheck_due(const BtjitIndex *ix)
+{
+	return ix->due_searches != 0 &&
+		ix->counts.stock_searches >= ix->due_searches;
 }
 
 /*

@@ -21,10 +21,13 @@ set_worker_fault() { # none | slow | error
 	q "SELECT pg_reload_conf()" >/dev/null
 	sleep 0.5
 }
-# cw_state INDEX: this backend's state of INDEX after one search
+# cw_state INDEX: this backend's state of INDEX after one search (verify
+# off: the fault cases are about what production runs; the section ends
+# with an on/off comparison of every cw_ table)
 cw_search_sql() { # table index where
 	cat <<SQL
 SET btree_jit.compile_mode = background;
+SET btree_jit.verify = off;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SELECT '@@N ' || count(*) FROM $1 WHERE $3;

@@ -36,7 +36,7 @@
 #                      queue, the worker killed, warm start
 #   10-compile-queue   fresh clusters (verify off): a continuously searched
 #                      index is compiled before shapes nobody searches any
-#                      more, within 3 s (and 12 s with compiles slowed)
+#                      more, within three compiles of its first search
 # Sections 01-08 share the first cluster, in that order; a section's
 # "# needs:" header line names earlier sections whose tables it uses (they
 # run first when it is picked), and 08-final runs after any section of the

@@ -4,17 +4,19 @@
 # another session searches continuously (the worker compiles the busiest
 # shape first).  Twice, with verify off (this is about what production
 # runs):
-#   - compiles at their real speed: the hot index runs compiled code
-#     within 3 s of its first search (issue 26's target);
-#   - every compile made to sleep 3 s (compile_fault = slow): in arrival
-#     order the hot index would wait for the six shapes queued before it
-#     (18 s and more); by demand it waits for at most the compile in
-#     progress and its own (about 6 s), asserted as under 12 s.
-# Both also assert the order itself: when the hot index has its code, the
-# worker has compiled at most two shapes (the one in progress when the hot
-# one was queued, and the hot one).  The times assume what CI has, a core
-# free for the compile: the compile child runs at nice 10, and on a
-# machine whose cores are all busy it waits (worker.c).
+#   - compiles at their real speed;
+#   - every compile made to sleep 3 s (compile_fault = slow), which makes
+#     the order plain in time: in arrival order the hot index would wait
+#     for the six shapes queued before it (21 s and more).
+# Both assert the order: when the hot index has its code, the worker has
+# compiled at most two shapes (the one in progress when the hot one was
+# queued, and the hot one); and the wait: at most the hold, the compile
+# in progress and its own (bounded as three compiles, by the worker's own
+# last compile time, plus a second; in arrival order it would be seven).
+# The wall time itself is a figure, not an assertion (it depends on the
+# machine's load: the compile child runs at nice 10): printed here, and
+# measured on a quiet machine in bench/README.md ("The compile queue's
+# order").
 #
 # Sourced by test/suite-stress.sh (after test/stress/lib.sh); run alone
 # with test/suite-stress.sh 10.
@@ -75,6 +77,7 @@ DECLARE
 	st text;
 	n int := 0;
 	c bigint;
+	ms float8;
 BEGIN
 	LOOP
 		PERFORM 1 FROM q_hot WHERE k = 1 + (n::int8 * 7919) % 100000;
@@ -85,15 +88,17 @@ BEGIN
 			EXIT WHEN st = 'jit' OR clock_timestamp() - t0 > interval '$1 s';
 		END IF;
 	END LOOP;
-	SELECT worker_compiles INTO c FROM btree_jit_status();
-	RAISE NOTICE '@@H % % % %', st, round(extract(epoch FROM clock_timestamp() - t0)::numeric, 2), n, c;
+	SELECT worker_compiles, last_compile_ms INTO c, ms FROM btree_jit_status();
+	RAISE NOTICE '@@H % % % % %', st, round(extract(epoch FROM clock_timestamp() - t0)::numeric, 2), n, c, round(ms::numeric);
 END \$\$;
 SQL
 }
 
-# queue_run LABEL LIMIT_SECONDS WANT_SECONDS [conf lines]
+# queue_run LABEL LIMIT_SECONDS SLEEP_SECONDS [conf lines]
+# (SLEEP_SECONDS: what compile_fault = slow adds to each compile, outside
+# the compile time the worker reports)
 queue_run() {
-	local label=$1 limit=$2 want=$3 out st secs n nq ncomp
+	local label=$1 limit=$2 sleep_s=$3 out st secs n nq ncomp ms bound
 	shift 3
 	cluster_start "" "btree_jit.verify = off" "max_connections = 20" "$@"
 	queue_setup_sql | psql_as -q >/dev/null
@@ -102,15 +107,16 @@ queue_run() {
 	expect_eq "$label: the lukewarm session left its 6 shapes queued" "$nq" \
 		"q_cold1 q_cold2 q_cold3 q_cold4 q_cold5 q_cold6"
 	out=$(hot_sql "$limit" | psqlv 2>&1 | sed -n 's/.*@@H //p')
-	read -r st secs n ncomp <<<"$out"
+	read -r st secs n ncomp ms <<<"$out"
 	echo "   $label: hot index state ${st:-?} after ${secs:-?} s (${n:-?} searches);" \
-		"the worker had compiled ${ncomp:-?} shapes by then"
+		"the worker had compiled ${ncomp:-?} shapes by then, the last in ${ms:-?} ms"
 	expect_eq "$label: the hot index reached compiled code" "${st:-none}" jit
 	# the compile in progress when it was queued, and its own
 	check "$label: ... before the shapes queued earlier (worker compiles by then: ${ncomp:-?}, at most 2)" \
 		test "${ncomp:-99}" -le 2
-	check "$label: ... within $want s of its first search (took ${secs:-?} s)" \
-		awk -v s="${secs:-999}" -v w="$want" 'BEGIN { exit !(s + 0 <= w + 0) }'
+	bound=$(awk -v ms="${ms:-0}" -v z="$sleep_s" 'BEGIN { printf "%.1f", 3 * (ms / 1000 + z) + 1 }')
+	check "$label: ... within three compiles of its first search (took ${secs:-?} s, bound $bound s)" \
+		awk -v s="${secs:-999}" -v b="$bound" 'BEGIN { exit !(s + 0 <= b + 0) }'
 	problems=$(server_log_problems || true)
 	if [[ -z $problems ]]; then
 		ok "$label: server log clean"
@@ -120,6 +126,6 @@ queue_run() {
 	cluster_stop
 }
 
-queue_run "real compiles" 30 3
-queue_run "slow compiles (3 s each)" 60 12 "btree_jit.compile_fault = slow"
+queue_run "real compiles" 30 0
+queue_run "slow compiles (3 s each)" 60 3 "btree_jit.compile_fault = slow"
 echo "   ($(elapsed "$t10")s)"

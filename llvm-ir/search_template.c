@@ -1183,6 +1183,44 @@ btjit_decode_arg(const BtjitColumnShape *col, ScanKey sk, int argkind)
 	return a;
 }
 
+/* The argument kind of an integer family member's comparison proc. */
+static inline __attribute__((always_inline)) int
+btjit_int_argkind(Oid cmpproc)
+{
+	switch (cmpproc)
+	{
+		case F_BTINT2CMP:
+		case F_BTINT42CMP:
+		case F_BTINT82CMP:
+			return BTJIT_KIND_INT16;
+		case F_BTINT4CMP:
+		case F_BTINT24CMP:
+		case F_BTINT84CMP:
+			return BTJIT_KIND_INT32;
+		case F_BTINT8CMP:
+		case F_BTINT28CMP:
+		case F_BTINT48CMP:
+			return BTJIT_KIND_INT64;
+		default:
+			return BTJIT_KIND_NONE;
+	}
+}
+
+/* Whether column i's shape compares cmpproc's operators inline. */
+static inline __attribute__((always_inline)) bool
+btjit_col_has_proc(int i, Oid cmpproc)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+
+	if (cmpproc == InvalidOid)
+		return false;
+#pragma clang loop unroll(full)
+	for (int p = 0; p < BTJIT_MAX_PROCS; p++)
+		if (p < col->nprocs && col->procs[p] == cmpproc)
+			return true;
+	return false;
+}
+
 /*
  * A scankey attribute with a cross-type proc of column i, or with a proc
  * the shape does not know (ok false), for a constant i: each member is
@@ -1237,6 +1275,40 @@ btjit_decode_crosstype(int i, ScanKey sk)
 	/* not reached: i < SHAPE.nkeys <= BTJIT_MAX_KEYS */
 	memset(&a, 0, sizeof(a));
 	return a;
+}
+
+/*
+ * The same inline for an integer family column: its two cross-type members
+ * named (see btjit_check_int_column for why not from procs[] in a loop),
+ * each decoded with its argument kind a constant; anything else out of
+ * line.  A call with a returned struct cost more than the decoding.
+ */
+static inline __attribute__((always_inline)) BtjitArg
+btjit_decode_int_members(int i, ScanKey sk, Oid c1, Oid c2)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+
+	if (btjit_col_has_proc(i, c1) && sk->sk_func.fn_oid == c1)
+		return btjit_decode_arg(col, sk, btjit_int_argkind(c1));
+	if (btjit_col_has_proc(i, c2) && sk->sk_func.fn_oid == c2)
+		return btjit_decode_arg(col, sk, btjit_int_argkind(c2));
+	return btjit_decode_crosstype(i, sk);
+}
+
+static inline __attribute__((always_inline)) BtjitArg
+btjit_decode_other(int i, ScanKey sk)
+{
+	switch (SHAPE.cols[i].procs[0])
+	{
+		case F_BTINT2CMP:
+			return btjit_decode_int_members(i, sk, F_BTINT24CMP, F_BTINT28CMP);
+		case F_BTINT4CMP:
+			return btjit_decode_int_members(i, sk, F_BTINT48CMP, F_BTINT42CMP);
+		case F_BTINT8CMP:
+			return btjit_decode_int_members(i, sk, F_BTINT84CMP, F_BTINT82CMP);
+		default:
+			return btjit_decode_crosstype(i, sk);
+	}
 }
 
 /*
@@ -1317,7 +1389,7 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *needgeneral)
 		if (likely(sk->sk_func.fn_oid == col->procs[0]))
 			a = btjit_decode_arg(col, sk, col->argkinds[0]);
 		else
-			a = btjit_decode_crosstype(i, sk);
+			a = btjit_decode_other(i, sk);
 		if (!a.ok)
 		{
 			if (!general)
@@ -1971,44 +2043,6 @@ btjit_check_inline(int i, int p, ScanKey sk, const char *ptr)
 	if (!a.ok || !btjit_inline_sign(col, &a, ptr, &c))
 		return -2;
 	return btjit_op_holds(op, c) ? 1 : 0;
-}
-
-/* The argument kind of an integer family member's comparison proc. */
-static inline __attribute__((always_inline)) int
-btjit_int_argkind(Oid cmpproc)
-{
-	switch (cmpproc)
-	{
-		case F_BTINT2CMP:
-		case F_BTINT42CMP:
-		case F_BTINT82CMP:
-			return BTJIT_KIND_INT16;
-		case F_BTINT4CMP:
-		case F_BTINT24CMP:
-		case F_BTINT84CMP:
-			return BTJIT_KIND_INT32;
-		case F_BTINT8CMP:
-		case F_BTINT28CMP:
-		case F_BTINT48CMP:
-			return BTJIT_KIND_INT64;
-		default:
-			return BTJIT_KIND_NONE;
-	}
-}
-
-/* Whether column i's shape compares cmpproc's operators inline. */
-static inline __attribute__((always_inline)) bool
-btjit_col_has_proc(int i, Oid cmpproc)
-{
-	const BtjitColumnShape *col = &SHAPE.cols[i];
-
-	if (cmpproc == InvalidOid)
-		return false;
-#pragma clang loop unroll(full)
-	for (int p = 0; p < BTJIT_MAX_PROCS; p++)
-		if (p < col->nprocs && col->procs[p] == cmpproc)
-			return true;
-	return false;
 }
 
 /*

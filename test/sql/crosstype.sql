@@ -80,7 +80,7 @@ SELECT checked, failures FROM check_queries(ARRAY[
     'SELECT a, b, c FROM cx WHERE a = 5 AND b < -2147483648 ORDER BY a DESC, b DESC, c',
     'SELECT a, b, c FROM cx WHERE a = 5 AND b >= -2147483648 AND b <= 2147483647 ORDER BY a, b, c',
     'SELECT a, b, c FROM cx WHERE a = 5 AND b >= 32767::int2 ORDER BY a, b, c',
-    'SELECT a, b, c FROM cx WHERE a = -1::int4 AND b <= -32768::int2 ORDER BY a, b DESC, c',
+    'SELECT a, b, c FROM cx WHERE a = -1::int4 AND b <= (-32768)::int2 ORDER BY a, b DESC, c',
     'SELECT b, a FROM cx WHERE b = 5 ORDER BY b DESC, a',
     'SELECT b, a FROM cx WHERE b > 2147483647 ORDER BY b, a',
     'SELECT b, a FROM cx WHERE b < -2147483648 ORDER BY b DESC, a DESC',

@@ -1183,16 +1183,56 @@ btjit_decode_arg(const BtjitColumnShape *col, ScanKey sk, int argkind)
 	return a;
 }
 
+/* The argument kind of an integer family member's comparison proc. */
+static inline __attribute__((always_inline)) int
+btjit_int_argkind(Oid cmpproc)
+{
+	switch (cmpproc)
+	{
+		case F_BTINT2CMP:
+		case F_BTINT42CMP:
+		case F_BTINT82CMP:
+			return BTJIT_KIND_INT16;
+		case F_BTINT4CMP:
+		case F_BTINT24CMP:
+		case F_BTINT84CMP:
+			return BTJIT_KIND_INT32;
+		case F_BTINT8CMP:
+		case F_BTINT28CMP:
+		case F_BTINT48CMP:
+			return BTJIT_KIND_INT64;
+		default:
+			return BTJIT_KIND_NONE;
+	}
+}
+
+/* Whether column i's shape compares cmpproc's operators inline. */
+static inline __attribute__((always_inline)) bool
+btjit_col_has_proc(int i, Oid cmpproc)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+
+	if (cmpproc == InvalidOid)
+		return false;
+#pragma clang loop unroll(full)
+	for (int p = 0; p < BTJIT_MAX_PROCS; p++)
+		if (p < col->nprocs && col->procs[p] == cmpproc)
+			return true;
+	return false;
+}
+
 /*
  * A scankey attribute with a cross-type proc of column i, or with a proc
- * the shape does not know (ok false).
+ * the shape does not know (ok false), for a constant i: each member is
+ * decoded with its own argument kind, a constant.
  */
-static __attribute__((noinline)) BtjitArg
-btjit_decode_crosstype(int i, ScanKey sk)
+static inline __attribute__((always_inline)) BtjitArg
+btjit_decode_crosstype_col(int i, ScanKey sk)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
 	BtjitArg	a;
 
+#pragma clang loop unroll(full)
 	for (int p = 1; p < BTJIT_MAX_PROCS; p++)
 	{
 		if (p < col->nprocs && sk->sk_func.fn_oid == col->procs[p])
@@ -1200,6 +1240,75 @@ btjit_decode_crosstype(int i, ScanKey sk)
 	}
 	memset(&a, 0, sizeof(a));
 	return a;
+}
+
+/*
+ * The same out of line, so that the optimiser cannot merge it with the
+ * column's own proc into a table lookup on the hot path.  The switch gives
+ * every column its own copy with constant kinds: with i a run-time value,
+ * the column's procs and kinds were loads of the shape and the argument's
+ * decoding a switch on them.
+ */
+static __attribute__((noinline)) BtjitArg
+btjit_decode_crosstype(int i, ScanKey sk)
+{
+	BtjitArg	a;
+
+	StaticAssertStmt(BTJIT_MAX_KEYS == 8, "one case per key column");
+	switch (i)
+	{
+#define BTJIT_DECODE_CASE(n) \
+		case n: \
+			return btjit_decode_crosstype_col(n, sk)
+			BTJIT_DECODE_CASE(0);
+			BTJIT_DECODE_CASE(1);
+			BTJIT_DECODE_CASE(2);
+			BTJIT_DECODE_CASE(3);
+			BTJIT_DECODE_CASE(4);
+			BTJIT_DECODE_CASE(5);
+			BTJIT_DECODE_CASE(6);
+			BTJIT_DECODE_CASE(7);
+#undef BTJIT_DECODE_CASE
+		default:
+			break;
+	}
+	/* not reached: i < SHAPE.nkeys <= BTJIT_MAX_KEYS */
+	memset(&a, 0, sizeof(a));
+	return a;
+}
+
+/*
+ * The same inline for an integer family column: its two cross-type members
+ * named (see btjit_check_int_column for why not from procs[] in a loop),
+ * each decoded with its argument kind a constant; anything else out of
+ * line.  A call with a returned struct cost more than the decoding.
+ */
+static inline __attribute__((always_inline)) BtjitArg
+btjit_decode_int_members(int i, ScanKey sk, Oid c1, Oid c2)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+
+	if (btjit_col_has_proc(i, c1) && sk->sk_func.fn_oid == c1)
+		return btjit_decode_arg(col, sk, btjit_int_argkind(c1));
+	if (btjit_col_has_proc(i, c2) && sk->sk_func.fn_oid == c2)
+		return btjit_decode_arg(col, sk, btjit_int_argkind(c2));
+	return btjit_decode_crosstype(i, sk);
+}
+
+static inline __attribute__((always_inline)) BtjitArg
+btjit_decode_other(int i, ScanKey sk)
+{
+	switch (SHAPE.cols[i].procs[0])
+	{
+		case F_BTINT2CMP:
+			return btjit_decode_int_members(i, sk, F_BTINT24CMP, F_BTINT28CMP);
+		case F_BTINT4CMP:
+			return btjit_decode_int_members(i, sk, F_BTINT48CMP, F_BTINT42CMP);
+		case F_BTINT8CMP:
+			return btjit_decode_int_members(i, sk, F_BTINT84CMP, F_BTINT82CMP);
+		default:
+			return btjit_decode_crosstype(i, sk);
+	}
 }
 
 /*
@@ -1280,7 +1389,7 @@ btjit_decode_key(BTScanInsert key, BtjitKey *k, bool general, bool *needgeneral)
 		if (likely(sk->sk_func.fn_oid == col->procs[0]))
 			a = btjit_decode_arg(col, sk, col->argkinds[0]);
 		else
-			a = btjit_decode_crosstype(i, sk);
+			a = btjit_decode_other(i, sk);
 		if (!a.ok)
 		{
 			if (!general)
@@ -1794,23 +1903,21 @@ btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
 #define BTJIT_OP_GT		5
 
 /*
- * Which operator of comparison proc cmpproc's family member (same left and
- * right types) fn is: BTJIT_OP_*.  cmpproc is a constant of the shape, so
- * this folds to at most five tests of fn.
+ * The functions of the five operators (< <= = >= >) of comparison proc
+ * cmpproc's family member (same left and right types), in ops[BTJIT_OP_*],
+ * or false when the template does not know cmpproc.  cmpproc is a constant
+ * of the shape, so this folds to five constants.
  */
-static inline __attribute__((always_inline)) int
-btjit_op_of(Oid cmpproc, Oid fn)
+static inline __attribute__((always_inline)) bool
+btjit_ops_of(Oid cmpproc, Oid *ops)
 {
-	Oid			lt,
-				le,
-				eq,
-				ge,
-				gt;
-
 	switch (cmpproc)
 	{
 #define BTJIT_OPS(proc, l1, l2, e, g2, g1) \
-		case proc: lt = l1; le = l2; eq = e; ge = g2; gt = g1; break
+		case proc: \
+			ops[BTJIT_OP_LT] = l1; ops[BTJIT_OP_LE] = l2; ops[BTJIT_OP_EQ] = e; \
+			ops[BTJIT_OP_GE] = g2; ops[BTJIT_OP_GT] = g1; \
+			return true
 			BTJIT_OPS(F_BTINT2CMP, F_INT2LT, F_INT2LE, F_INT2EQ, F_INT2GE, F_INT2GT);
 			BTJIT_OPS(F_BTINT24CMP, F_INT24LT, F_INT24LE, F_INT24EQ, F_INT24GE, F_INT24GT);
 			BTJIT_OPS(F_BTINT28CMP, F_INT28LT, F_INT28LE, F_INT28EQ, F_INT28GE, F_INT28GT);
@@ -1838,18 +1945,24 @@ btjit_op_of(Oid cmpproc, Oid fn)
 			BTJIT_OPS(F_BYTEACMP, F_BYTEALT, F_BYTEALE, F_BYTEAEQ, F_BYTEAGE, F_BYTEAGT);
 #undef BTJIT_OPS
 		default:
-			return BTJIT_OP_NONE;
+			return false;
 	}
-	if (fn == lt)
-		return BTJIT_OP_LT;
-	if (fn == le)
-		return BTJIT_OP_LE;
-	if (fn == eq)
-		return BTJIT_OP_EQ;
-	if (fn == ge)
-		return BTJIT_OP_GE;
-	if (fn == gt)
-		return BTJIT_OP_GT;
+}
+
+/*
+ * Which operator of comparison proc cmpproc's family member fn is:
+ * BTJIT_OP_*, at most five tests of fn.
+ */
+static inline __attribute__((always_inline)) int
+btjit_op_of(Oid cmpproc, Oid fn)
+{
+	Oid			ops[BTJIT_OP_GT + 1];
+
+	if (!btjit_ops_of(cmpproc, ops))
+		return BTJIT_OP_NONE;
+	for (int op = BTJIT_OP_LT; op <= BTJIT_OP_GT; op++)
+		if (fn == ops[op])
+			return op;
 	return BTJIT_OP_NONE;
 }
 
@@ -1933,26 +2046,131 @@ btjit_check_inline(int i, int p, ScanKey sk, const char *ptr)
 }
 
 /*
- * A key on column i whose operator is not the column's own type's: the
- * cross-type members of its family inline, any other operator called.  Out
- * of line, so that the common case keeps a constant argument kind.
+ * Operator op of member cmpproc of integer column i's family, tested on
+ * the value at ptr (stored as storedkind): 1 passes, 0 fails, -2 it is not
+ * the key's operator.  own marks the column's own member, whose test is
+ * the likely one (so that the optimiser tests it first).  The stored value and the argument are each widened
+ * to int64 from their own type (an int4 argument of an int2 column is
+ * never narrowed), and compared by the operator itself.
  */
-static __attribute__((noinline)) int
-btjit_check_crosstype(int i, ScanKey sk, const char *ptr)
+static inline __attribute__((always_inline)) int
+btjit_int_member_op(int i, int op, Oid cmpproc, bool own, int storedkind,
+					ScanKey sk, const char *ptr)
+{
+	Oid			ops[BTJIT_OP_GT + 1];
+	int			argkind;
+	int64		v;
+	int64		a;
+
+	if (!btjit_col_has_proc(i, cmpproc) || !btjit_ops_of(cmpproc, ops))
+		return -2;
+	if (own ? unlikely(sk->sk_func.fn_oid != ops[op]) :
+		sk->sk_func.fn_oid != ops[op])
+		return -2;
+	argkind = btjit_int_argkind(cmpproc);
+	v = btjit_stored_value(ptr, storedkind);
+	a = btjit_arg_value(sk->sk_argument, argkind);
+	switch (op)
+	{
+		case BTJIT_OP_LT:
+			return v < a;
+		case BTJIT_OP_LE:
+			return v <= a;
+		case BTJIT_OP_EQ:
+			return v == a;
+		case BTJIT_OP_GE:
+			return v >= a;
+		default:
+			return v > a;
+	}
+}
+
+/* Operator op of any of the members c0, c1, c2, in that order. */
+static inline __attribute__((always_inline)) int
+btjit_int_family_op(int i, int op, Oid c0, Oid c1, Oid c2, int storedkind,
+					ScanKey sk, const char *ptr)
+{
+	int			r = btjit_int_member_op(i, op, c0, true, storedkind, sk, ptr);
+
+	if (r == -2)
+		r = btjit_int_member_op(i, op, c1, false, storedkind, sk, ptr);
+	if (r == -2)
+		r = btjit_int_member_op(i, op, c2, false, storedkind, sk, ptr);
+	return r;
+}
+
+/*
+ * A key on integer column i of family members c0 (the column's own), c1
+ * and c2 (cross-type, or InvalidOid): 1 passes, 0 fails, -2 not compared
+ * inline.
+ *
+ * The key's strategy number says which operator to look for, so that the
+ * tests are one per member whatever the operator, the column's own type
+ * first and then the cross-type members (int2 = int4, int8 = int4, ...).
+ * Searching every member's five operators instead made a cross-type key
+ * cost a dozen instructions more than a same-type one, through jump tables.
+ * The strategy is only a hint: the function is what is compared, and a key
+ * whose function is not the hinted operator of a member (none the server
+ * makes for these families) returns -2 and has its operator called, as
+ * any operator the shape does not know.
+ * Preprocessing commutes the strategy of a key on a DESC column and keeps
+ * its operator (_bt_fix_scankey_strategy), so the hint is commuted back.
+ *
+ * The members are constants of the caller, not read from the shape's
+ * procs[] in a loop: the template is optimised before any shape is known,
+ * and clang merges the iterations of such a loop into one block indexed by
+ * the member (the argument's width then a load from the shape and a jump
+ * table).  The shape still decides which members are inline
+ * (btjit_col_has_proc).
+ */
+static inline __attribute__((always_inline)) int
+btjit_int_family(int i, Oid c0, Oid c1, Oid c2, int storedkind, ScanKey sk,
+				 const char *ptr)
+{
+	int			hint = sk->sk_strategy;
+	int			r;
+
+	if (btjit_col_desc(i))
+		hint = BTCommuteStrategyNumber(hint);
+	if (likely(hint == BTJIT_OP_EQ))
+		return btjit_int_family_op(i, BTJIT_OP_EQ, c0, c1, c2, storedkind, sk, ptr);
+	if (hint < BTJIT_OP_EQ)
+		r = hint == BTJIT_OP_LT ?
+			btjit_int_family_op(i, BTJIT_OP_LT, c0, c1, c2, storedkind, sk, ptr) :
+			btjit_int_family_op(i, BTJIT_OP_LE, c0, c1, c2, storedkind, sk, ptr);
+	else
+		r = hint == BTJIT_OP_GE ?
+			btjit_int_family_op(i, BTJIT_OP_GE, c0, c1, c2, storedkind, sk, ptr) :
+			btjit_int_family_op(i, BTJIT_OP_GT, c0, c1, c2, storedkind, sk, ptr);
+	return r;
+}
+
+/*
+ * A key on integer column i (BTJIT_KIND_IS_INT): the integer family's
+ * three comparison procs by name, in the order the application's types
+ * are likeliest (the column's own, then int4, then the other); any other
+ * integer-kind column (oid, date, timestamp, bool, "char") has its own
+ * proc alone, tested as before.
+ */
+static inline __attribute__((always_inline)) int
+btjit_check_int_column(int i, ScanKey sk, const char *ptr)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
 
-	for (int p = 1; p < BTJIT_MAX_PROCS; p++)
+	switch (col->procs[0])
 	{
-		int			r;
-
-		if (p >= col->nprocs)
-			break;
-		r = btjit_check_inline(i, p, sk, ptr);
-		if (r != -2)
-			return r;
+		case F_BTINT2CMP:
+			return btjit_int_family(i, F_BTINT2CMP, F_BTINT24CMP, F_BTINT28CMP,
+									BTJIT_KIND_INT16, sk, ptr);
+		case F_BTINT4CMP:
+			return btjit_int_family(i, F_BTINT4CMP, F_BTINT48CMP, F_BTINT42CMP,
+									BTJIT_KIND_INT32, sk, ptr);
+		case F_BTINT8CMP:
+			return btjit_int_family(i, F_BTINT8CMP, F_BTINT84CMP, F_BTINT82CMP,
+									BTJIT_KIND_INT64, sk, ptr);
+		default:
+			return btjit_check_inline(i, 0, sk, ptr);
 	}
-	return btjit_call_operator(sk, fetch_att(ptr, col->attbyval, col->attlen));
 }
 
 /*
@@ -1960,7 +2178,9 @@ btjit_check_crosstype(int i, ScanKey sk, const char *ptr)
  * declined; in the fast instance (general false) also -2, for a key whose
  * operator is not inline-compared: the general instance then takes the
  * tuple, so that the fast one calls nothing and needs no frame to speak
- * of.
+ * of.  An integer column's cross-type operators are compared in the fast
+ * instance (btjit_check_int_column); those of the float and string
+ * families in the general one.
  */
 static inline __attribute__((always_inline)) int
 btjit_check_column(int i, ScanKey sk, const char *ptr, bool general)
@@ -1968,17 +2188,35 @@ btjit_check_column(int i, ScanKey sk, const char *ptr, bool general)
 	const BtjitColumnShape *col = &SHAPE.cols[i];
 	int			r;
 
-	if (col->kind != BTJIT_KIND_CALL)
+	if (BTJIT_KIND_IS_INT(col->kind))
+	{
+		r = btjit_check_int_column(i, sk, ptr);
+		if (likely(r != -2))
+			return r;
+	}
+	else if (col->kind != BTJIT_KIND_CALL)
 	{
 		r = btjit_check_inline(i, 0, sk, ptr);
 		if (likely(r != -2))
 			return r;
 		if (!general)
 			return -2;
-		if (col->nprocs > 1)
-			return btjit_check_crosstype(i, sk, ptr);
+
+		/*
+		 * The cross-type members of the other families with any (float4 =
+		 * float8, text = name), inline in the general instance.
+		 */
+#pragma clang loop unroll(full)
+		for (int p = 1; p < BTJIT_MAX_PROCS; p++)
+		{
+			if (p >= col->nprocs)
+				break;
+			r = btjit_check_inline(i, p, sk, ptr);
+			if (r != -2)
+				return r;
+		}
 	}
-	else if (!general)
+	if (!general)
 		return -2;
 	return btjit_call_operator(sk, fetch_att(ptr, col->attbyval, col->attlen));
 }

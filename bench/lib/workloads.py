@@ -38,6 +38,7 @@ ALL_WORKLOADS = [
     "probe_composite",
     "probe_composite_shapes",
     "probe_composite_text",
+    "probe_crosstype",
     "probe_uuid",
     "probe_text_c",
     "probe_email",

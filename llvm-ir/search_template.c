@@ -50,22 +50,6 @@ extern const BtjitShape btjit_shape_param;
 #define SHAPE btjit_shape_param
 
 /*
- * BTJIT_BRANCHFREE 1 marks the bisection's direction as unpredictable
- * (__builtin_unpredictable), so that the optimiser prefers conditional
- * moves to branches for the integer compare and the bounds update: a
- * random probe mispredicts about half of its steps, and each misprediction
- * squashes whatever the step after it had issued.
- */
-#ifndef BTJIT_BRANCHFREE
-#define BTJIT_BRANCHFREE 1
-#endif
-#if BTJIT_BRANCHFREE
-#define BTJIT_DIRECTION(c) __builtin_unpredictable(c)
-#else
-#define BTJIT_DIRECTION(c) (c)
-#endif
-
-/*
  * Whether key column i is DESC, from a mask of the shape's DESC columns.
  * The mask folds to a constant, and so does the test wherever i does; where
  * unrolled columns share one exit block (i is then a phi), the test stays a
@@ -907,7 +891,7 @@ btjit_goright_fast(const BtjitKey *k, IndexTuple itup, int ntupatts, bool full,
 			 * "which way" into one shared block, which then needs each
 			 * column's operands moved into common registers.
 			 */
-			if (BTJIT_DIRECTION(btjit_col_desc(i) ? value > arg : arg > value))
+			if (btjit_col_desc(i) ? value > arg : arg > value)
 				return 1;
 			if (value != arg)
 				return 0;
@@ -1032,8 +1016,8 @@ btjit_prefix_skip(void)
  * upper levels of an index mostly stay cached; the internal instances stay
  * as they were).
  *
- * BTJIT_PREFETCH selects what is built (bench/README.md, "Overlapping the
- * misses", has the figures of each): 0 nothing, 1 the lookahead above, 2
+ * BTJIT_PREFETCH selects what is built (bench/README.md, "Overlapping a
+ * leaf's cache misses", has the figures of each): 0 nothing, 1 the lookahead above, 2
  * the lookahead and, on entering a leaf, a prefetch of every cache line of
  * its line-pointer array, 3 only that.
  */
@@ -1041,7 +1025,6 @@ btjit_prefix_skip(void)
 #define BTJIT_PREFETCH 1
 #endif
 #define BTJIT_PREFETCH_MIN_RANGE 16
-
 
 static inline __attribute__((always_inline)) const char *
 btjit_item_addr(const char *page, uint32 off)
@@ -1165,7 +1148,7 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 				return BTJIT_DECLINE;
 		}
 
-		if (BTJIT_DIRECTION(goright))
+		if (goright)
 		{
 			low = mid + 1;
 			lowprefix = eqcols;
@@ -1757,7 +1740,7 @@ btjit_insert_loop(const BtjitKey *k, BTInsertState state, const char *page,
 		/* the scankey's heap TID is inside a posting list: stock path */
 		if (unlikely(result == 0 && k->scantid != NULL))
 			return BTJIT_DECLINE;
-		if (BTJIT_DIRECTION(result >= 1))
+		if (result >= 1)
 			low = mid + 1;
 		else
 		{

@@ -1000,6 +1000,75 @@ btjit_prefix_skip(void)
 }
 
 /*
+ * Overlapping the misses of a leaf's bisection.  Each bisection step is two
+ * dependent loads, the line pointer of the middle item and then its tuple,
+ * and on a leaf that is not in the CPU's cache each is a likely miss, one
+ * after the other.  Whatever the step decides, the next step probes the
+ * middle of [low, mid) or of [mid + 1, high), so while the current tuple is
+ * compared, the search prefetches both candidates' tuples (their line
+ * pointers were prefetched a step earlier) and the line pointers of the
+ * four candidates of the step after.  Prefetches read nothing the search
+ * depends on: only the line pointers of items within [low, high) and the
+ * tuples they point to, all inside the page the caller has locked (the
+ * offset is masked to the page), so the result cannot change.  Only while
+ * the range is wide: once it spans a few cache lines the loads are hits,
+ * and the prefetches would only cost instructions.  Leaf pages only (the
+ * upper levels of an index mostly stay cached; the internal instances stay
+ * as they were).
+ *
+ * BTJIT_PREFETCH selects what is built (bench/README.md, "Overlapping a
+ * leaf's cache misses", has the figures of each): 0 nothing, 1 the lookahead above, 2
+ * the lookahead and, on entering a leaf, a prefetch of every cache line of
+ * its line-pointer array, 3 only that.
+ */
+#ifndef BTJIT_PREFETCH
+#define BTJIT_PREFETCH 1
+#endif
+#define BTJIT_PREFETCH_MIN_RANGE 16
+
+static inline __attribute__((always_inline)) const char *
+btjit_item_addr(const char *page, uint32 off)
+{
+	ItemId		iid = PageGetItemId((Page) page, off);
+
+	return page + (ItemIdGetOffset(iid) & (BLCKSZ - 1));
+}
+
+static inline __attribute__((always_inline)) void
+btjit_prefetch_step(const char *page, uint32 low, uint32 mid, uint32 high)
+{
+	uint32		ml = (low + mid) >> 1;	/* next step if this goes left */
+	uint32		mr = (mid + 1 + high) >> 1; /* ... and if it goes right */
+
+	if ((BTJIT_PREFETCH != 1 && BTJIT_PREFETCH != 2) ||
+		high - low <= BTJIT_PREFETCH_MIN_RANGE)
+		return;
+	__builtin_prefetch(btjit_item_addr(page, ml));
+	__builtin_prefetch(btjit_item_addr(page, mr));
+	__builtin_prefetch(PageGetItemId((Page) page, (low + ml) >> 1));
+	__builtin_prefetch(PageGetItemId((Page) page, (ml + 1 + mid) >> 1));
+	__builtin_prefetch(PageGetItemId((Page) page, (mid + 1 + mr) >> 1));
+	__builtin_prefetch(PageGetItemId((Page) page, (mr + 1 + high) >> 1));
+}
+
+/* The line pointers of items [low, high), a cache line at a time. */
+static inline __attribute__((always_inline)) void
+btjit_prefetch_linp(const char *page, uint32 low, uint32 high)
+{
+	const char *p;
+	const char *end;
+
+	if ((BTJIT_PREFETCH != 2 && BTJIT_PREFETCH != 3) ||
+		high - low <= BTJIT_PREFETCH_MIN_RANGE)
+		return;
+	p = (const char *) PageGetItemId((Page) page, low);
+	end = (const char *) PageGetItemId((Page) page, high - 1);
+	for (; p <= end; p += 64)
+		__builtin_prefetch(p);
+	__builtin_prefetch(end);
+}
+
+/*
  * _bt_binsrch's loop over one page, probing exactly the offsets it probes.
  * nextkey, leaf and full are constants in each copy the entry point
  * instantiates, so each copy carries only the tests it needs.  In the fast
@@ -1023,6 +1092,8 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 	if (high < low)
 		return low;
 	high++;
+	if (leaf)
+		btjit_prefetch_linp(page, low, high);
 
 	/* Offsets are below MaxOffsetNumber: plain 32-bit arithmetic is exact. */
 	while (high > low)
@@ -1031,6 +1102,9 @@ btjit_binsrch(const BtjitKey *k, void *scankey, const char *page, bool nextkey,
 		int			goright;
 		int			skip = prefix ? Min(lowprefix, highprefix) : 0;
 		int			eqcols = 0;
+
+		if (leaf)
+			btjit_prefetch_step(page, low, mid, high);
 
 		/* On internal pages the first data item is minus infinity. */
 		if (!leaf && mid == firstkey)
@@ -1754,6 +1828,8 @@ btjit_insert_loop(const BtjitKey *k, BTInsertState state, const char *page,
 {
 	uint32		stricthigh = high;
 
+	if (high > low)
+		btjit_prefetch_linp(page, low, high);
 	while (high > low)
 	{
 		uint32		mid = low + ((high - low) >> 1);
@@ -1761,6 +1837,7 @@ btjit_insert_loop(const BtjitKey *k, BTInsertState state, const char *page,
 		IndexTuple	itup = (IndexTuple) (page + ItemIdGetOffset(iid));
 		int			result;
 
+		btjit_prefetch_step(page, low, mid, high);
 		if (!general &&
 			likely((itup->t_info & (INDEX_NULL_MASK | INDEX_ALT_TID_MASK)) == 0))
 			result = btjit_sign_leafplain(k, itup, full);

@@ -101,6 +101,11 @@ def parse_args(argv):
     ap.add_argument("--simulate", action="store_true",
                     help="callgrind: also simulate caches and branch prediction (about twice as slow); "
                          "with --keep-profiles, breakdown.py prints misses and mispredictions per unit")
+    ap.add_argument("--working-set", nargs="?", const="100k,2m", metavar="SIZES",
+                    help="probe_int4's lateral probes at several table sizes (comma-separated of %s; "
+                         "default 100k,2m): instructions, callgrind's simulated cache misses (implies "
+                         "--simulate) and interleaved time (default 11 rounds, N=300,000), and a table by size"
+                         % ", ".join(wl.WORKING_SET))
     ap.add_argument("--pg", choices=("15", "17", "18", "19"),
                     help="PostgreSQL major: 15 is the host's server (the default), 17, 18 and 19 run "
                          "inside that version's Debian chroot (test/lib/chroot.sh); bench/run handles it")
@@ -121,11 +126,28 @@ def parse_args(argv):
         sys.exit(0)
     if a.all and a.workloads:
         ap.error("--all and a workload list are exclusive")
+    if a.working_set is not None and (a.all or a.workloads):
+        ap.error("--working-set picks its own workloads")
     for n in a.workloads:
         if n not in avail:
             ap.error("unknown workload %r (known: %s)" % (n, ", ".join(avail)))
-    if a.all:
-        a.selected, a.mode = avail, "all"
+    a.ws_sizes = []
+    if a.working_set is not None:
+        a.ws_sizes = [x.strip().lower() for x in a.working_set.split(",") if x.strip()]
+        for x in a.ws_sizes:
+            if x not in wl.WORKING_SET:
+                ap.error("--working-set: unknown size %r (known: %s)" % (x, ", ".join(wl.WORKING_SET)))
+        if not a.ws_sizes:
+            ap.error("--working-set: no size")
+    if a.ws_sizes:
+        a.selected, a.mode = [wl.WORKING_SET[x] for x in a.ws_sizes], "working-set"
+        if not a.rounds_given:
+            a.rounds = 11
+        if a.n_timing is None:
+            a.n_timing = 300000
+    elif a.all:
+        # the extra working-set sizes are --working-set's, not --all's
+        a.selected, a.mode = [n for n in avail if n not in wl.WORKING_SET_ONLY], "all"
     elif a.workloads:
         a.selected, a.mode = a.workloads, "subset"
     else:
@@ -140,6 +162,8 @@ def measure_counts(a, work, counter, n_of):
     if counter != "none" and counted:
         plan_checks(counted, n_of)
         stock_names = [w.name for w in counted] if a.stock_arm else [n for n in wl.HEADLINE]
+        if a.mode == "working-set" and not a.stock_arm:
+            stock_names = []
         jobs = run_counts(counted, counter, n_of, a.jobs, stock_names)
         rows += count_rows(counted, jobs, counter, n_of)
         if h.KEEP_PROFILES:
@@ -197,6 +221,68 @@ def legend_lines(counter_txt, t_data, t_counts, t_timing, total):
     return legend
 
 
+def l3_bytes():
+    """The largest CPU cache's size in bytes (sysfs), or None."""
+    best = None
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for d in os.listdir(base):
+            try:
+                with open(os.path.join(base, d, "size")) as f:
+                    v = f.read().strip()
+            except OSError:
+                continue
+            mult = {"K": 1024, "M": 1024 * 1024}.get(v[-1:], 1)
+            n = int(v.rstrip("KM")) * mult
+            best = max(best or 0, n)
+    except (OSError, ValueError):
+        pass
+    return best
+
+
+def working_set_table(a, work, rows):
+    """--working-set: one line per table size, index size against the
+    largest cache, instructions, simulated misses and time per probe."""
+    l3 = l3_bytes()
+
+    def find(w, prefix):
+        r = [x for x in rows if x["workload"] == w.name and x["metric"].startswith(prefix)]
+        return r[0] if r else None
+
+    def offon(r, fmt):
+        if not r or r["off"] is None:
+            return "-"
+        return (fmt + " / " + fmt + "  %s") % (r["off"], r["on"], report.fmt_ratio(r["ratio"]))
+
+    hdr = ["size", "index", "vs L3", "instructions/probe off / on", "LL misses/probe (model) off / on",
+           "D1 misses/probe (model)", "time us/probe off / on", "time ratio median (spread)"]
+    lines = []
+    for size, w in zip(a.ws_sizes, work):
+        idx = w.indexes[0]
+        try:
+            isz = int(psql("SELECT pg_relation_size('%s')" % idx).strip())
+        except (ValueError, BenchError):
+            isz = None
+        t = find(w, "time/")
+        tr = "-"
+        if t and t["ratio"] is not None:
+            tr = "%s (%.3f-%.3f)" % (report.fmt_ratio(t["ratio"]), t["rmin"], t["rmax"])
+        lines.append([size, "%.0f MiB" % (isz / 1048576.0) if isz else "-",
+                      "%.2fx" % (isz / float(l3)) if isz and l3 else "-",
+                      offon(find(w, "instructions/"), "%.0f"), offon(find(w, "LL misses/"), "%.2f"),
+                      offon(find(w, "D1 misses/"), "%.1f"), offon(t, "%.3f"), tr])
+    widths = [max(len(hdr[i]), *(len(l[i]) for l in lines)) for i in range(len(hdr))]
+    out = ["working set: probe_int4 lateral (random-order nested-loop probes), by table size; "
+           "largest cache %s" % ("%.0f MiB" % (l3 / 1048576.0) if l3 else "unknown")]
+    for l in [hdr] + lines:
+        out.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(l)).rstrip())
+    out.append("misses: callgrind --cache-sim=yes, a model (this machine's cache sizes, LRU, caches cold at the "
+               "start of each single-user run, N=callgrind N), not hardware counters.  time: %d interleaved "
+               "off/on rounds, N=%s, median of per-round off/on ratios, spread = min-max."
+               % (a.rounds, "{:,}".format(a.n_timing)))
+    return "\n".join(out)
+
+
 def write_outputs(text, rows, base, title, sub):
     """stdout, and base.txt/.csv/.svg with bench/out/latest.* links."""
     print(text)
@@ -228,12 +314,16 @@ def main(argv):
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     base = os.path.join(h.OUT_DIR, "bench-%s-%s" % (a.mode, stamp))
     h.LOG = open(base + ".log", "w")
-    h.SIMULATE = a.simulate
+    h.SIMULATE = a.simulate or a.mode == "working-set"
     if a.keep_profiles:
         h.KEEP_PROFILES = os.path.join(h.OUT_DIR, "profiles-%s" % stamp)
         os.makedirs(h.KEEP_PROFILES, exist_ok=True)
     say("mode %s: %s; load average %s; detail log %s" % (a.mode, " ".join(a.selected), loadavg(), base + ".log"))
     work = [wl.load(n) for n in a.selected]
+    if a.mode == "working-set":
+        # one statement per size: the LATERAL ... LIMIT 1 probes
+        for w in work:
+            w.queries = [q for q in w.queries if q.name == "lateral"]
 
     setup_database()
     counter = "none" if a.no_counts else choose_counter(a.counter)
@@ -274,6 +364,8 @@ def main(argv):
     table = report.text_table(rows)
     legend = legend_lines(counter_txt, t_data, t_counts, t_timing, total)
     text = "\n%s\n%s\n\n%s\n\n%s\n" % (title, sub, table, "\n".join(legend))
+    if a.mode == "working-set":
+        text += "\n" + working_set_table(a, work, rows) + "\n"
     write_outputs(text, rows, base, title, sub)
     if JIT_PROBLEMS:
         return 3

@@ -137,6 +137,7 @@ class CountJob:
     def __init__(self, items, arm, marked, which=None, n=None):
         self.items, self.arm, self.marked, self.which, self.n = items, arm, marked, which, n
         self.parts = None          # marked: per-part counts
+        self.events = None         # marked, --simulate: per-part event totals
         self.search = {}           # marked: part -> (page search, FunctionCall2Coll) Ir
         self.count = None          # unmarked: the whole run
         self.cycles = None
@@ -184,6 +185,7 @@ def run_count_job(job, datadir, workdir, counter, n_of):
     note_fingerprint(module_fingerprint(), "after " + job.label())
     if job.marked:
         job.parts = res["parts"]
+        job.events = res["events"]
         want = 4 * len(job.items) + 1
         if len(job.parts) != want or None in job.parts:
             job.error = "expected %d callgrind parts (4 markers per statement), got %d" % (want, len(job.parts))
@@ -433,6 +435,7 @@ class ArmCount:
         self.check = self.other_check = None
         self.other_is_before = False
         self.cycles = None
+        self.sim = {}              # --simulate: event -> per unit (a model)
         mj = [j for j in jobs if j.marked and j.arm == arm]
         if mj:
             job = mj[0]
@@ -445,6 +448,10 @@ class ArmCount:
                 self.search = (sp[1][0] - (sp[0][0] + sp[2][0]) / 2.0) / float(n)
                 self.fc2c = (sp[1][1] - (sp[0][1] + sp[2][1]) / 2.0) / float(n)
             self.base = (base_a + base_b) / 2.0
+            ev = job.events and [job.events[4 * k + i] for i in (1, 2, 3)]
+            if ev and None not in ev:
+                for e in ev[1]:
+                    self.sim[e] = (ev[1][e] - (ev[0].get(e, 0) + ev[2].get(e, 0)) / 2.0) / float(n)
             self.base_spread = abs(base_a - base_b)
             self.check = job.checks.get("btjitcheck_%d" % k)
             self.other_check = job.checks.get("btjitcheck_before_%d" % k)
@@ -537,9 +544,36 @@ def count_rows(work, jobs, counter, n_of):
                                        "instructions", st.per_unit, off.per_unit, report.ratio(st.per_unit, off.per_unit),
                                        notes="<1: what the loaded-but-disabled dispatcher costs (%+.0f/%s)"
                                              % (off.per_unit - st.per_unit, unit)))
+            rows += sim_rows(w, q, unit, off, on)
             if off.cycles and on.cycles:
                 rows.append(report.row(w.name, "cycles/%s %s" % (unit, q.name), "instructions",
                                        off.cycles, on.cycles, off.cycles / on.cycles, notes="perf cycles:u (noisy)"))
+    return rows
+
+
+# --simulate: callgrind's cache and branch models per unit, (label, events)
+SIM_ROWS = [("LL misses", ("ILmr", "DLmr", "DLmw")),
+            ("D1 misses", ("D1mr", "D1mw")),
+            ("mispredicts", ("Bcm", "Bim"))]
+
+
+def sim_rows(w, q, unit, off, on):
+    """Rows of simulated last-level and L1 data misses and branch
+    mispredictions per unit, off vs on (callgrind --cache-sim/--branch-sim:
+    a model of a CPU with this machine's cache sizes, not a measurement;
+    the model's caches start cold in each single-user run)."""
+    rows = []
+    if not off.sim or not on.sim:
+        return rows
+    for label, evs in SIM_ROWS:
+        if not all(e in off.sim and e in on.sim for e in evs):
+            continue
+        a = sum(off.sim[e] for e in evs)
+        b = sum(on.sim[e] for e in evs)
+        detail("SIM %s/%s %s: off %.3f on %.3f per %s" % (w.name, q.name, label, a, b, unit))
+        rows.append(report.row(w.name, "%s/%s %s (model)" % (label, unit, q.name), "instructions", a, b,
+                               report.ratio(a, b) if b > 0 else None,
+                               notes="callgrind --cache-sim/--branch-sim: simulated, %s" % "+".join(evs)))
     return rows
 
 

@@ -90,6 +90,20 @@ def callgrind_ir(path):
     return None
 
 
+def callgrind_events(path):
+    """Every event total of a callgrind profile ({name: count}; with
+    --cache-sim/--branch-sim also I1mr, D1mr, D1mw, ILmr, DLmr, DLmw, Bc,
+    Bcm, Bi, Bim), or None."""
+    names = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("events:"):
+                names = line.split()[1:]
+            elif line.startswith(("summary:", "totals:")) and names:
+                return dict(zip(names, (int(x) for x in line.split()[1:])))
+    return None
+
+
 def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False, part_hook=None):
     """One `postgres --single` run of script text, counted with counter
     ('callgrind', 'perf', 'valgrind-none' or 'native').  Returns a dict:
@@ -125,7 +139,7 @@ def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False, par
     else:
         cmd = as_postgres(pg)
     detail("RUN %s: %s < %s" % (tag, " ".join(cmd), script))
-    res = dict(count=None, parts=None, cycles=None, seconds=None, output="", error=None)
+    res = dict(count=None, parts=None, events=None, cycles=None, seconds=None, output="", error=None)
     t = time.time()
     with open(script) as fin, open(outfile, "w") as fout:
         p = subprocess.run(cmd, stdin=fin, stdout=fout, stderr=subprocess.STDOUT, cwd=workdir)
@@ -145,16 +159,19 @@ def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False, par
         files = sorted((int(f.rsplit(".", 1)[1]), f) for f in os.listdir(workdir)
                        if f.startswith(os.path.basename(cg) + ".") and f.rsplit(".", 1)[1].isdigit())
         paths = [os.path.join(workdir, f) for _, f in files] + [cg]
-        parts = []
+        parts, events = [], []
         for path in paths:
             if part_hook is not None:
                 part_hook(len(parts), path)
             parts.append(callgrind_ir(path))
+            if h.SIMULATE:
+                events.append(callgrind_events(path))
             if h.KEEP_PROFILES:
                 shutil.move(path, os.path.join(h.KEEP_PROFILES, "%s.part%d" % (tag, len(parts))))
             else:
                 os.unlink(path)
         res["parts"] = parts
+        res["events"] = events if h.SIMULATE else None
         res["count"] = sum(x or 0 for x in parts)
     elif counter == "perf":
         with open(pf) as f:

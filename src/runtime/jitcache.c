@@ -173,10 +173,13 @@ btjit_index_open(Relation rel, bool force)
 		btjit_index_examine(rel, ix, force);
 	else if (ix->state == BTJIT_INDEX_QUEUED && btjit_index_recheck_due(ix))
 	{
-		/* tell the worker how busy this index keeps it waiting */
+		/*
+		 * Tell the worker how busy this index keeps it waiting: the searches
+		 * since the last report, which was due_searches' previous setting.
+		 */
 		btjit_compile_demand(ix->pending_code,
-							 ix->counts.stock_searches - ix->demand_reported);
-		ix->demand_reported = ix->counts.stock_searches;
+							 ix->counts.stock_searches -
+							 (ix->due_searches - BTJIT_DEMAND_REPORT_SEARCHES));
 		ix->due_searches = ix->counts.stock_searches +
 			BTJIT_DEMAND_REPORT_SEARCHES;
 	}
@@ -240,7 +243,6 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 		ix->state = BTJIT_INDEX_QUEUED;
 		ix->queued_generation = code->queued_generation;
 		ix->pending_code = code;
-		ix->demand_reported = ix->counts.stock_searches;
 		ix->due_searches = ix->counts.stock_searches +
 			BTJIT_DEMAND_REPORT_SEARCHES;
 		strlcpy(ix->reason, why, sizeof(ix->reason));
@@ -406,27 +408,33 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 	char		cwhy[BTJIT_WHY_LEN];
 	BtjitCompileResult result;
 
-	/* a failure is kept for BTJIT_FAILED_RETRY_SECS, then tried again */
-	if (code != NULL && !code->queued && code->fn == NULL &&
-		GetCurrentTimestamp() >=
-		TimestampTzPlusMilliseconds(code->failed_at,
-									BTJIT_FAILED_RETRY_SECS * 1000))
+	if (code == NULL)
 	{
+		code = btjit_code_new(shape, hash, why, whylen);
+		if (code == NULL)
+			return NULL;
 		result = btjit_compile_shape(shape, code, inline_only,
 									 cwhy, sizeof(cwhy));
-		btjit_code_settle(code, result, cwhy, why, whylen);
-		return code;
+		code->next = btjit_codes;
+		btjit_codes = code;
+		btjit_ncodes++;
 	}
-
-	if (code != NULL && !code->queued)
+	else if (!code->queued)
 	{
-		if (code->fn == NULL)
-			snprintf(why, whylen, "compilation failed: %s",
-					 code->failure);
-		return code;
+		if (code->fn != NULL)
+			return code;
+		/* a failure is kept for BTJIT_FAILED_RETRY_SECS, then tried again */
+		if (GetCurrentTimestamp() <
+			TimestampTzPlusMilliseconds(code->failed_at,
+										BTJIT_FAILED_RETRY_SECS * 1000))
+		{
+			snprintf(why, whylen, "compilation failed: %s", code->failure);
+			return code;
+		}
+		result = btjit_compile_shape(shape, code, inline_only,
+									 cwhy, sizeof(cwhy));
 	}
-
-	if (code != NULL)
+	else
 	{
 		uint64		generation = btjit_compile_generation_now();
 
@@ -443,17 +451,6 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 		}
 		else
 			result = btjit_compile_poll(code, cwhy, sizeof(cwhy));
-	}
-	else
-	{
-		code = btjit_code_new(shape, hash, why, whylen);
-		if (code == NULL)
-			return NULL;
-		result = btjit_compile_shape(shape, code, inline_only,
-									 cwhy, sizeof(cwhy));
-		code->next = btjit_codes;
-		btjit_codes = code;
-		btjit_ncodes++;
 	}
 	btjit_code_settle(code, result, cwhy, why, whylen);
 	return code;

@@ -230,8 +230,10 @@ typedef struct BtjitIndex
 	uint64		due_searches;	/* with pending_code: at this many stock
 								 * searches something is due (QUEUED: a
 								 * demand report; STOCK: a look at whether
-								 * the failure may be retried); 0: never */
-	uint64		demand_reported;	/* QUEUED: stock searches reported */
+								 * the failure may be retried); 0: never.
+								 * QUEUED: the last report was at
+								 * due_searches -
+								 * BTJIT_DEMAND_REPORT_SEARCHES */
 } BtjitIndex;
 
 /*

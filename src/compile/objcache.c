@@ -203,10 +203,11 @@ btjit_object_verify(const char *data, size_t len, const char *key,
 
 /*
  * Read a whole file into memory allocated in TopMemoryContext (8-byte
- * aligned, as objload.c wants).  Returns NULL with why[].
+ * aligned, as objload.c wants).  Returns NULL with why[]; with missing_ok,
+ * a file that does not exist is NULL with why[] empty.
  */
 static char *
-btjit_read_file(const char *path, size_t *len, time_t *mtime,
+btjit_read_file(const char *path, bool missing_ok, size_t *len, time_t *mtime,
 				char *why, size_t whylen)
 {
 	struct stat st;
@@ -214,10 +215,12 @@ btjit_read_file(const char *path, size_t *len, time_t *mtime,
 	int			fd;
 	ssize_t		got;
 
+	why[0] = '\0';
 	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
 	if (fd < 0)
 	{
-		snprintf(why, whylen, "could not open \"%s\": %m", path);
+		if (!(missing_ok && errno == ENOENT))
+			snprintf(why, whylen, "could not open \"%s\": %m", path);
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0)
@@ -286,7 +289,7 @@ btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 
 	if (btjit_template.data == NULL || strcmp(path, btjit_template.path) != 0)
 	{
-		data = btjit_read_file(path, &len, NULL, ewhy, sizeof(ewhy));
+		data = btjit_read_file(path, false, &len, NULL, ewhy, sizeof(ewhy));
 		if (data == NULL)
 		{
 			snprintf(why, whylen, "could not read template: %s", ewhy);
@@ -310,7 +313,8 @@ btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 /*
  * Called by _PG_init in the postmaster (or single-user backend): read and
  * hash the template and identify the CPU once, so that every backend
- * inherits both instead of spending about 0.15 ms on them before its first
+ * inherits both (and the build identity that object headers are checked
+ * against) instead of spending about 0.15 ms on them before its first
  * cached shape (measured: 0.1 ms to hash the 100 kB template, 0.05 ms for
  * the cpuid instructions, which trap to the hypervisor in a VM).  It also
  * ties the template to the btree_jit.so loaded with it: a template
@@ -329,6 +333,7 @@ btjit_objcache_preload(const BtjitCallbackAddresses *callbacks)
 	btjit_object_known[2].addr = callbacks->insert_declined;
 	btjit_object_known[3].addr = callbacks->check_declined;
 	(void) btjit_cpu_identity();
+	(void) btjit_build_identity();
 	(void) btjit_template_read(&tmpl, why, sizeof(why));
 }
 
@@ -451,13 +456,17 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	time_t		mtime;
 
 	btjit_object_path(names, path);
-	if (access(path, R_OK) != 0)
-		return false;
-	data = btjit_read_file(path, &len, &mtime, why, sizeof(why));
+
+	/*
+	 * Opened without asking first: a missing object is the open's ENOENT,
+	 * and an access() before it was one system call more on every link.
+	 */
+	data = btjit_read_file(path, true, &len, &mtime, why, sizeof(why));
 	if (data == NULL)
 	{
-		ereport(LOG,
-				(errmsg("btree_jit: ignoring cached object: %s", why)));
+		if (why[0] != '\0')
+			ereport(LOG,
+					(errmsg("btree_jit: ignoring cached object: %s", why)));
 		return false;
 	}
 	if (!btjit_object_verify(data, len, names->key, why, sizeof(why)))

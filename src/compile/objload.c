@@ -13,9 +13,14 @@
  * symbols, other machines) is refused with a reason, and the caller then
  * compiles the shape with LLVM instead.
  *
- * Layout: the allocated sections go into one anonymous mapping in three
- * page-aligned groups, code (read + execute), read-only data, and writable
- * data, so no page is both writable and executable once linked.
+ * Layout: the allocated sections go into one anonymous mapping in two
+ * page-aligned groups, code with read-only data (read + execute) and
+ * writable data (read + write), so no page is both writable and executable
+ * once linked.  Read-only data shares the code's pages: a group of its own
+ * cost every link a page (the constant pool and jump tables of a shape are
+ * under 1 kB) and an mprotect, which on this project's VM are a few
+ * microseconds each (bench/README.md, "What a link costs").  .eh_frame is
+ * not loaded: nothing registers a linked shape's unwind tables.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,9 +39,8 @@
 
 enum
 {
-	GROUP_CODE,
-	GROUP_RODATA,
-	GROUP_DATA,
+	GROUP_TEXT,					/* code and read-only data: r-x */
+	GROUP_DATA,					/* writable data: rw- */
 	NGROUPS
 };
 
@@ -51,6 +55,8 @@ typedef struct LinkState
 	const char *strtab;
 	size_t		strtab_len;
 	size_t	   *offset;			/* per section: offset in the mapping */
+	uint64_t   *symaddr;		/* per symbol: its address, once resolved */
+	unsigned char *symdone;		/* per symbol: symaddr[] is set */
 	char	   *base;			/* the mapping */
 	size_t		size;
 	const BtjitObjectSymbol *known; /* undefined symbols resolved without
@@ -74,20 +80,32 @@ fail(LinkState *st, const char *fmt,...)
 	return false;
 }
 
+/*
+ * Sections copied into the mapping: the allocated ones, but the unwind
+ * tables (SHT_X86_64_UNWIND, as LLVM emits .eh_frame), which nothing
+ * registers; relocations against them are skipped like those of debug
+ * sections.
+ */
 static bool
 is_loaded(const Elf64_Shdr *s)
 {
-	return (s->sh_flags & SHF_ALLOC) != 0 && s->sh_size > 0;
+	return (s->sh_flags & SHF_ALLOC) != 0 && s->sh_size > 0 &&
+		s->sh_type != SHT_X86_64_UNWIND;
 }
 
 static int
 group_of(const Elf64_Shdr *s)
 {
-	if (s->sh_flags & SHF_EXECINSTR)
-		return GROUP_CODE;
 	if (s->sh_flags & SHF_WRITE)
 		return GROUP_DATA;
-	return GROUP_RODATA;
+	return GROUP_TEXT;
+}
+
+/* Code: executable and not writable (a writable one is refused). */
+static bool
+is_code(const Elf64_Shdr *s)
+{
+	return (s->sh_flags & SHF_EXECINSTR) != 0 && (s->sh_flags & SHF_WRITE) == 0;
 }
 
 static bool
@@ -124,6 +142,9 @@ read_headers(LinkState *st)
 		if (s->sh_addralign > 4096 ||
 			(s->sh_addralign & (s->sh_addralign - 1)) != 0)
 			return fail(st, "section %ld has an unusable alignment", (long) i);
+		if ((s->sh_flags & SHF_ALLOC) && (s->sh_flags & SHF_EXECINSTR) &&
+			(s->sh_flags & SHF_WRITE))
+			return fail(st, "section %ld is writable and executable", (long) i);
 		if (s->sh_type == SHT_SYMTAB)
 		{
 			const Elf64_Shdr *strs;
@@ -210,6 +231,12 @@ symbol_address(LinkState *st, uint32_t symi, uint64_t *addr)
 
 	if (symi >= st->nsyms)
 		return fail(st, "relocation names symbol %ld, which does not exist", (long) symi);
+	if (st->symdone[symi])
+	{
+		/* a shape's hundred relocations name a few dozen symbols */
+		*addr = st->symaddr[symi];
+		return true;
+	}
 	sym = &st->syms[symi];
 	if (sym->st_shndx == SHN_UNDEF)
 	{
@@ -226,18 +253,17 @@ symbol_address(LinkState *st, uint32_t symi, uint64_t *addr)
 		if (p == NULL)
 			return fail(st, "undefined symbol %s", symbol_name(st, sym));
 		*addr = (uint64_t) (uintptr_t) p;
-		return true;
 	}
-	if (sym->st_shndx == SHN_ABS)
-	{
+	else if (sym->st_shndx == SHN_ABS)
 		*addr = sym->st_value;
-		return true;
-	}
-	if (sym->st_shndx >= SHN_LORESERVE || sym->st_shndx >= st->eh->e_shnum ||
-		!is_loaded(&st->sh[sym->st_shndx]))
+	else if (sym->st_shndx >= SHN_LORESERVE || sym->st_shndx >= st->eh->e_shnum ||
+			 !is_loaded(&st->sh[sym->st_shndx]))
 		return fail(st, "symbol %s is in a section that is not loaded",
 					symbol_name(st, sym));
-	*addr = (uint64_t) (uintptr_t) (st->base + st->offset[sym->st_shndx]) + sym->st_value;
+	else
+		*addr = (uint64_t) (uintptr_t) (st->base + st->offset[sym->st_shndx]) + sym->st_value;
+	st->symaddr[symi] = *addr;
+	st->symdone[symi] = 1;
 	return true;
 }
 
@@ -372,13 +398,13 @@ relocate(LinkState *st)
 	return true;
 }
 
-/* Give each group its final protection: code r-x, rodata r--, data rw-. */
+/* Give each group its final protection: code and rodata r-x, data rw-. */
 static bool
 protect(LinkState *st)
 {
 	size_t		page = (size_t) sysconf(_SC_PAGESIZE);
 	size_t		start[NGROUPS + 1];
-	static const int prot[NGROUPS] = {PROT_READ | PROT_EXEC, PROT_READ,
+	static const int prot[NGROUPS] = {PROT_READ | PROT_EXEC,
 	PROT_READ | PROT_WRITE};
 
 	for (int g = 0; g < NGROUPS; g++)
@@ -419,7 +445,7 @@ find_names(LinkState *st, const char *const *names, void **addrs, int nnames)
 				strcmp(symbol_name(st, sym), names[n]) != 0)
 				continue;
 			if (sym->st_shndx >= st->eh->e_shnum ||
-				group_of(&st->sh[sym->st_shndx]) != GROUP_CODE ||
+				!is_code(&st->sh[sym->st_shndx]) ||
 				sym->st_value >= st->sh[sym->st_shndx].sh_size)
 				return fail(st, "function %s is not in code", names[n]);
 			if (!symbol_address(st, (uint32_t) i, &a))
@@ -463,13 +489,22 @@ btjit_object_link_known(const char *image, size_t len,
 	if (!read_headers(&st))
 		return false;
 	st.offset = calloc(st.eh->e_shnum, sizeof(size_t));
-	if (st.offset == NULL)
+	st.symaddr = calloc(st.nsyms + 1, sizeof(uint64_t));
+	st.symdone = calloc(st.nsyms + 1, 1);
+	if (st.offset == NULL || st.symaddr == NULL || st.symdone == NULL)
+	{
+		free(st.offset);
+		free(st.symaddr);
+		free(st.symdone);
 		return fail(&st, "out of memory");
+	}
 
 	ok = map_sections(&st) && relocate(&st) && protect(&st) &&
 		find_names(&st, names, addrs, nnames);
 
 	free(st.offset);
+	free(st.symaddr);
+	free(st.symdone);
 	if (!ok && st.base != NULL)
 		munmap(st.base, st.size);
 	return ok;

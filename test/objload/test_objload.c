@@ -11,13 +11,16 @@
  * by the range check), PIC.o position-
  * independent (GOT-relative relocations: must be refused), MISSING.o refers
  * to a symbol nobody defines (must be refused).  Each object is also fed
- * truncated and corrupted.  Prints "ok"/"not ok" lines and exits non-zero on
+ * truncated and corrupted, and with its code made writable (refused).
+ * After the links, no mapping of the process may be writable and
+ * executable at once.  Prints "ok"/"not ok" lines and exits non-zero on
  * any failure.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <elf.h>
 
 #include "objload.h"
 
@@ -67,6 +70,26 @@ slurp(const char *path, size_t *len)
 	fclose(f);
 	*len = n;
 	return buf;
+}
+
+/* How many mappings of this process are writable and executable. */
+static int
+wx_mappings(void)
+{
+	FILE	   *f = fopen("/proc/self/maps", "r");
+	char		line[512];
+	int			n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+	{
+		char		p[5];
+
+		if (sscanf(line, "%*x-%*x %4s", p) == 1 && p[1] == 'w' && p[2] == 'x')
+			n++;
+	}
+	if (f)
+		fclose(f);
+	return n;
 }
 
 /* The permissions of the mapping holding addr, from /proc/self/maps. */
@@ -139,6 +162,10 @@ test_links(const char *label, const char *path)
 	perms_of(addr[0], perms);
 	snprintf(what, sizeof(what), "%s: code is r-x", label);
 	check(strncmp(perms, "r-x", 3) == 0, what, perms);
+	/* the constant strings (and the table of them) are read-only data */
+	perms_of(((word_fn) addr[4]) (1), perms);
+	snprintf(what, sizeof(what), "%s: read-only data is not writable", label);
+	check(perms[0] == 'r' && perms[1] == '-', what, perms);
 }
 
 /* A stand-in for host_add and host_scale, given to the linker by address. */
@@ -215,6 +242,28 @@ test_damaged(const char *path)
 	}
 	check(accepted == 0, "truncated objects refused (8 lengths)", NULL);
 
+	/* the code section made writable: refused, whatever else it holds */
+	{
+		const Elf64_Ehdr *eh = (const Elf64_Ehdr *) img;
+		int			marked = 0;
+
+		memcpy(copy, img, len);
+		for (int i = 0; i < eh->e_shnum; i++)
+		{
+			Elf64_Shdr *sh = (Elf64_Shdr *) (copy + eh->e_shoff) + i;
+
+			if (sh->sh_flags & SHF_EXECINSTR)
+			{
+				sh->sh_flags |= SHF_WRITE;
+				marked++;
+			}
+		}
+		check(marked > 0 &&
+			  !btjit_object_link(copy, len, names, addr, NNAMES, why, sizeof(why)) &&
+			  strstr(why, "writable and executable"),
+			  "a writable code section refused", why);
+	}
+
 	memcpy(copy, img, len);
 	copy[1] = 'X';
 	check(!btjit_object_link(copy, len, names, addr, NNAMES, why, sizeof(why)) &&
@@ -259,6 +308,7 @@ main(int argc, char **argv)
 	test_refused("PIC (GOT-relative)", argv[3], "is not supported");
 	test_refused("undefined symbol", argv[4], "host_missing");
 	test_damaged(argv[1]);
+	check(wx_mappings() == 0, "no mapping is writable and executable", NULL);
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }

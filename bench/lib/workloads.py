@@ -46,6 +46,7 @@ ALL_WORKLOADS = [
     "probe_composite_shapes",
     "probe_composite_text",
     "probe_crosstype",
+    "probe_asof",
     "probe_uuid",
     "probe_text_c",
     "probe_email",

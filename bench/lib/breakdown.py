@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/lib/breakdown.py - where the instructions of a counted statement go.
 
-    python3 bench/lib/breakdown.py bench/out/profiles-<stamp> [WORKLOAD[/QUERY]...]
+    python3 bench/lib/breakdown.py [--leaf] bench/out/profiles-<stamp> [WORKLOAD[/QUERY]...]
 
 Reads the callgrind parts that `bench/run --keep-profiles` kept, and the
 manifest.json the driver wrote beside them (which part holds which
@@ -23,6 +23,18 @@ grouped into what the module replaces or adds, and the largest of the rest:
 With `bench/run --simulate --keep-profiles`, also callgrind's simulated
 cache misses and branch mispredictions per unit (a model of a generic CPU,
 not this one's counters).
+
+--leaf adds, from the parts' call graphs (read from the files: counts
+and inclusive costs of every call), the leaf read: _bt_readpage (static:
+found as the one server function that calls _bt_checkkeys) inclusive,
+its self cost and each callee with its calls per unit (_bt_checkkeys
+with its operators or, on 15 with the module on, the compiled checks;
+the static callees by address, _bt_saveitem among them), the page search
+(_bt_binsrch by the address range btree_jit_status() gives, every
+level), _bt_first, _bt_search, _bt_preprocess_keys, btgettuple,
+index_getnext_slot, index_rescan, the heap fetch and the executor, and
+the ratio a compiled leaf read could reach at most: off / (on - the on
+arm's leaf read).
 
 "limit" is off / (off - server search+checks - FunctionCall2Coll's share
 in them): the ratio the workload would reach if the code the module
@@ -183,6 +195,133 @@ def ceiling(off_total, off_search, off_fc2c, on_fc2c):
     return off_total / (off_total - removable)
 
 
+def callgraph(path):
+    """(self, calls, objects) of one callgrind part, read from the file:
+    self[function] = self Ir, calls[(caller, callee)] = [count, inclusive
+    Ir of those calls], objects[function] = its object's basename.
+    Functions are keyed by callgrind's name alone (a stripped server's
+    static functions, and the compiled code, are addresses: 0x...), as
+    callgrind_annotate keys them by file and name (every file of the
+    stripped server is ???); self[TOTAL] is the part's total."""
+    names = {"ob": {}, "fl": {}, "fn": {}}
+    space = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl",
+             "fn": "fn", "cfn": "fn"}
+    selfc, calls, objs = {}, {}, {}
+    ob = fn = cfn = None
+    count = None            # after a calls= line: the next cost line is that call's
+    with open(path) as f:
+        for line in f:
+            c = line[:1]
+            if c.isdigit() or c in "+-*":
+                if fn is None:
+                    continue
+                parts = line.split()
+                ir = int(parts[1]) if len(parts) > 1 else 0
+                if count is not None:
+                    e = calls.setdefault((fn, cfn), [0, 0])
+                    e[0] += count
+                    e[1] += ir
+                    count = None
+                else:
+                    selfc[fn] = selfc.get(fn, 0) + ir
+                continue
+            key, eq, val = line.rstrip("\n").partition("=")
+            if not eq:
+                continue
+            if key == "calls":
+                count = int(val.split()[0])
+                continue
+            if key not in space:
+                continue
+            m = re.match(r"^\((\d+)\)(?: (.*))?$", val)
+            if m:
+                table = names[space[key]]
+                if m.group(2) is not None:
+                    table[m.group(1)] = m.group(2)
+                val = table.get(m.group(1), "?(%s)" % m.group(1))
+            if key == "ob":
+                ob = os.path.basename(val)
+            elif key == "fn":
+                fn = val
+                objs.setdefault(fn, ob)
+            elif key == "cfn":
+                cfn = val
+    selfc[TOTAL] = event_totals(path).get("Ir", 0)
+    return selfc, calls, objs
+
+
+def graph_per_unit(graphs, n):
+    """Per unit (N part minus the mean of the two 0 parts, over n) of three
+    callgraph() results: (self, calls, objects)."""
+    s = per_unit([g[0] for g in graphs], n)
+    calls = {}
+    for k in set().union(*(g[1] for g in graphs)):
+        a, full, b = (g[1].get(k, [0, 0]) for g in graphs)
+        calls[k] = [(full[i] - (a[i] + b[i]) / 2.0) / n for i in (0, 1)]
+    objs = {}
+    for g in graphs:
+        for k, v in g[2].items():
+            objs.setdefault(k, v)
+    return s, calls, objs
+
+
+def inclusive(fn, calls):
+    """A function's inclusive cost, as callgrind_annotate --inclusive=yes
+    computes it: the cost of every call to it (recursive ones excepted)."""
+    return sum(v[1] for (a, b), v in calls.items() if b == fn and a != fn)
+
+
+def leaf_read(selfc, calls, objs, binsrch):
+    """Where a probe's index work goes, from the call graph: the leaf read
+    (_bt_readpage, found as the one server function that calls
+    _bt_checkkeys: static, so stripped, in 15, 17 and 18), its self cost
+    and its callees, the page search and the rest.  ([(label, per unit,
+    calls per unit or None)], the leaf read's inclusive cost), or None
+    if the part has no single caller of _bt_checkkeys."""
+    def server(f):
+        return (objs.get(f) or "").startswith("postgres")
+
+    def static(f):
+        return server(f) and re.match(r"^0x[0-9a-f]+$", f) is not None
+
+    chk = "_bt_checkkeys"
+    readers = {a for (a, b), v in calls.items() if b == chk and a != chk and server(a) and v[0] > 0}
+    if len(readers) != 1:
+        return None
+    rp = readers.pop()
+    rp_incl = inclusive(rp, calls)
+    rows = [("leaf read: _bt_readpage (%s), inclusive" % rp, rp_incl, None),
+            ("  _bt_readpage self", selfc.get(rp, 0), None)]
+    for (a, b), (cnt, incl) in sorted(calls.items(), key=lambda kv: -kv[1][1]):
+        if a != rp or b == rp or abs(incl) < 0.5:
+            continue
+        if b == chk:
+            label = "_bt_checkkeys, inclusive (operators; module)"
+        elif static(b):
+            label = "static %s, inclusive" % b
+        else:
+            label = "%s [%s], inclusive" % (b, objs.get(b, "?"))
+        rows.append(("  " + label, incl, cnt))
+    # the entry (with the module loaded, its detour; the body after the
+    # replayed bytes is a function of its own to callgrind)
+    bs = sorted(f for f in selfc if f != TOTAL and static(f) and binsrch and binsrch[0] <= int(f, 16) < binsrch[1])
+    if bs:
+        rows.append(("page search: _bt_binsrch (%s), inclusive, all levels" % bs[0], inclusive(bs[0], calls), None))
+    for name in ("_bt_first", "_bt_search", "_bt_preprocess_keys", "btgettuple", "index_getnext_slot",
+                 "index_rescan"):
+        if any(b == name for _, b in calls):
+            rows.append(("%s, inclusive" % name, inclusive(name, calls), None))
+    total = selfc.get(TOTAL, 0)
+    if any(b == "index_getnext_slot" for _, b in calls):
+        ign = inclusive("index_getnext_slot", calls)
+        rows.append(("heap fetch: index_getnext_slot - index_getnext_tid",
+                     ign - inclusive("index_getnext_tid", calls), None))
+        rows.append(("executor, the rest: total - index_getnext_slot - index_rescan",
+                     total - ign - inclusive("index_rescan", calls), None))
+    rows.append(("total", total, None))
+    return rows, rp_incl
+
+
 def per_unit(parts, n):
     base_a, full, base_b = parts
     keys = set(base_a) | set(full) | set(base_b)
@@ -193,6 +332,8 @@ def main(argv):
     if not argv:
         print(__doc__)
         return 2
+    leaf = "--leaf" in argv
+    argv = [x for x in argv if x != "--leaf"]
     pdir = argv[0]
     want = argv[1:]
     with open(os.path.join(pdir, "manifest.json")) as f:
@@ -246,6 +387,36 @@ def main(argv):
                   % (total["off"] / total["on"], removable, total["off"], 100.0 * removable / total["off"],
                      groups["on"].get("search+checks, server", 0) + groups["on"].get("search+checks, module", 0),
                      total["off"] / (total["off"] - removable)))
+        if leaf:
+            graphs = {}
+            for arm, k in st["parts"].items():
+                paths = [os.path.join(pdir, "%s.part%d" % (man["tags"][arm], 4 * k + i)) for i in (2, 3, 4)]
+                graphs[arm] = graph_per_unit([callgraph(p) for p in paths], st["n"])
+            lr = {a: leaf_read(graphs[a][0], graphs[a][1], graphs[a][2], binsrch) for a in cols}
+            if all(lr[a] for a in cols):
+                print("  -- the leaf read and the rest (call graph; inclusive = self + calls; per %s)" % st["unit"])
+                print("  %-58s" % "" + "".join("%12s%8s" % (a, "calls") for a in cols))
+                labels = []
+                for a in cols:
+                    for lab, _, _ in lr[a][0]:
+                        if lab not in labels:
+                            labels.append(lab)
+                for lab in labels:
+                    cells = ""
+                    for a in cols:
+                        r = [x for x in lr[a][0] if x[0] == lab]
+                        cells += ("%12.0f%8s" % (r[0][1], "%.1f" % r[0][2] if r[0][2] is not None else "")
+                                  if r else "%12s%8s" % ("-", ""))
+                    print("  %-58s" % lab[:58] + cells)
+                if "off" in cols and "on" in cols:
+                    on_left = total["on"] - lr["on"][1]
+                    print("  a compiled leaf read at no cost: on %.0f - leaf read %.0f = %.0f; ceiling off/that "
+                          "%.3fx (now %.3fx)" % (total["on"], lr["on"][1], on_left,
+                                                 total["off"] / on_left if on_left > 0 else float("nan"),
+                                                 total["off"] / total["on"]))
+            else:
+                print("  -- leaf read: no single caller of _bt_checkkeys in the server (%s)"
+                      % ", ".join(a for a in cols if not lr[a]))
     return 0
 
 

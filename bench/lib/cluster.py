@@ -125,7 +125,8 @@ def build_data(names):
         # One psql session, so setseed() governs the random() calls after it.
         # The server's JIT and the module are off while loading: loading is
         # not what is measured.
-        psql(file=d.path, options="-c jit=off -c btree_jit.enabled=off", tuples=False)
+        # d.text: the file with its @param placeholders filled in
+        psql(d.text, options="-c jit=off -c btree_jit.enabled=off", tuples=False)
         psql("CREATE TABLE bench_data_%s ()" % name)
         say("built %s in %.1fs" % (name, time.time() - t))
 

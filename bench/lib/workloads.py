@@ -16,6 +16,13 @@ A workload file is plain SQL with directives in comments:
   -- @target 1.25                  instruction target (off/on), or -
   -- @throughput_target 0.99       throughput target (on/off)
   -- @pgbench ARGS / @clients 1 2 / @scale 20 / @rounds 5
+  -- @param NAME DEFAULT           a placeholder {NAME} and its value; an
+                                   instance (INSTANCES below) reads the
+                                   same file with other values
+
+  Every {NAME} a file declares with @param is replaced, in the whole file
+  (directives included), before anything else is read; {N}, {AID} and any
+  undeclared {X} are left alone.  Data files take @param too.
 
   -- @section session|round_setup|warmup|teardown
   -- @query NAME description       a measured statement; {N} = count
@@ -39,6 +46,7 @@ ALL_WORKLOADS = [
     "probe_composite_shapes",
     "probe_composite_text",
     "probe_crosstype",
+    "probe_asof",
     "probe_uuid",
     "probe_text_c",
     "probe_email",
@@ -59,6 +67,45 @@ HEADLINE = ["probe_int4"]
 # 32 MiB L3).  The two extra sizes are not part of --all.
 WORKING_SET = {"100k": "probe_int4_100k", "2m": "probe_int4", "20m": "probe_int4_20m"}
 WORKING_SET_ONLY = ["probe_int4_100k", "probe_int4_20m"]
+
+# Parametrised instances: name -> (the file it is read from, the values of
+# the file's @param placeholders).  The extra working-set sizes are
+# probe_int4.sql and data_int4.sql at another row count, on tables of
+# their own (t4s/p4s at 100k, t4x/p4x at 20m: the names they always had).
+INSTANCES = {}
+for _size, _rows, _sfx in (("100k", 100000, "s"), ("20m", 20000000, "x")):
+    INSTANCES["data_int4_" + _size] = ("data_int4", {"ROWS": str(_rows), "SFX": _sfx})
+    INSTANCES["probe_int4_" + _size] = ("probe_int4", {
+        "ROWS": str(_rows), "SFX": _sfx, "DATA": "data_int4_" + _size,
+        "LABEL": "%s rows (working set)" % _size, "TARGET": "-"})
+
+PARAM_RE = re.compile(r"^--\s*@param\s+(\w+)\s*(.*?)\s*$")
+
+
+def read_filled(name):
+    """(path, text) of workload or data file `name` (or of the file an
+    instance is read from) with its @param placeholders filled in."""
+    base, values = INSTANCES.get(name, (name, {}))
+    path = os.path.join(WORKLOAD_DIR, base + ".sql")
+    if not os.path.exists(path):
+        raise FileNotFoundError(path)
+    with open(path) as f:
+        text = f.read()
+    params = {}
+    for line in text.splitlines():
+        m = PARAM_RE.match(line)
+        if m:
+            params[m.group(1)] = m.group(2)
+    for k in ("N", "AID"):
+        if k in params:
+            raise ValueError("%s: {%s} is the driver's, not a @param" % (path, k))
+    unknown = sorted(set(values) - set(params))
+    if unknown:
+        raise ValueError("%s: instance %s sets undeclared @param %s" % (path, name, ", ".join(unknown)))
+    params.update(values)
+    for k, v in params.items():
+        text = text.replace("{%s}" % k, v)
+    return path, text
 
 
 def split_statements(text):
@@ -99,9 +146,9 @@ class Query:
 
 
 class Workload:
-    def __init__(self, name, path):
+    def __init__(self, name):
         self.name = name
-        self.path = path
+        self.path, self.text = read_filled(name)
         self.meta = {}
         self.sections = {}
         self.queries = []
@@ -109,27 +156,28 @@ class Workload:
 
     def _parse(self):
         cur = None
-        with open(self.path) as f:
-            for line in f:
-                m = re.match(r"^--\s*@(\w+)\s*(.*?)\s*$", line)
-                if m:
-                    key, val = m.group(1), m.group(2)
-                    if key == "section":
-                        cur = self.sections.setdefault(val, [])
-                    elif key == "query":
-                        name, _, desc = val.partition(" ")
-                        q = Query(name, desc or name)
-                        self.queries.append(q)
-                        cur = q.lines
-                    elif key == "repeat":
-                        if not self.queries or cur is not self.queries[-1].lines:
-                            raise ValueError("%s: @repeat outside a @query" % self.path)
-                        self.queries[-1].repeat = True
-                    else:
-                        self.meta[key] = val
+        for line in self.text.splitlines():
+            m = re.match(r"^--\s*@(\w+)\s*(.*?)\s*$", line)
+            if m:
+                key, val = m.group(1), m.group(2)
+                if key == "param":
                     continue
-                if cur is not None:
-                    cur.append(line.rstrip("\n"))
+                if key == "section":
+                    cur = self.sections.setdefault(val, [])
+                elif key == "query":
+                    name, _, desc = val.partition(" ")
+                    q = Query(name, desc or name)
+                    self.queries.append(q)
+                    cur = q.lines
+                elif key == "repeat":
+                    if not self.queries or cur is not self.queries[-1].lines:
+                        raise ValueError("%s: @repeat outside a @query" % self.path)
+                    self.queries[-1].repeat = True
+                else:
+                    self.meta[key] = val
+                continue
+            if cur is not None:
+                cur.append(line.rstrip("\n"))
 
     def section(self, name):
         return split_statements("\n".join(self.sections.get(name, [])))
@@ -159,26 +207,27 @@ class Workload:
 
 
 class DataFile:
+    """A data file (or an instance of one), its @param placeholders filled
+    in: build it from .text, not from the file at .path."""
+
     def __init__(self, name):
         self.name = name
-        self.path = os.path.join(WORKLOAD_DIR, name + ".sql")
-        with open(self.path) as f:
-            self.text = f.read()
+        self.path, self.text = read_filled(name)
         m = re.search(r"^--\s*@pgbench_init\s+(.*?)\s*$", self.text, re.M)
         self.pgbench_init = m.group(1).split() if m else None
 
 
 def load(name):
-    path = os.path.join(WORKLOAD_DIR, name + ".sql")
-    if not os.path.exists(path):
-        raise FileNotFoundError(path)
-    return Workload(name, path)
+    return Workload(name)
 
 
 def available():
-    names = []
+    """The workload names: --all's order, then the rest (files that are not
+    data, and INSTANCES of workload files) by name."""
+    names = list(INSTANCES)
     for f in sorted(os.listdir(WORKLOAD_DIR)):
         if f.endswith(".sql") and not f.startswith("data_"):
             names.append(f[:-4])
+    names = sorted(n for n in names if not n.startswith("data_"))
     ordered = [n for n in ALL_WORKLOADS if n in names]
     return ordered + [n for n in names if n not in ordered]

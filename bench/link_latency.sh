@@ -28,10 +28,10 @@
 #              only what goes into btree_jit.so); the installed
 #              btree_jit.so is put back at the end
 # --rounds R   rounds (default 1); with variants, interleaved
-# --aged       set the objects' modification time two minutes back before
+# --aged       set the objects' modification time two hours back before
 #              each backend, so that every first link in a backend also
 #              brings the time forward (the LRU's utimensat), as on a
-#              cluster whose objects are older than a minute
+#              cluster whose objects were last linked over an hour ago
 # --set 'NAME = VALUE'   another server setting (repeatable); the defaults
 #              are compile_threshold = 1000000000 (nothing compiles but
 #              what btree_jit_compile() asks for), verify = off,
@@ -93,7 +93,7 @@ measure() {
 	printf '%-8s %10s %10s %12s %12s\n' backend first_ms second_ms first_flt second_flt
 	for ((i = 1; i <= backends; i++)); do
 		if [[ $aged == 1 ]]; then
-			find "$objdir" -name '*.o' -exec touch -d '-2 minutes' {} +
+			find "$objdir" -name '*.o' -exec touch -d '-2 hours' {} +
 		fi
 		coproc P { as_postgres psql -X -Atq 2>&1; }
 		# the pid, and a first call of the module's SQL functions, so that

@@ -223,21 +223,8 @@ def legend_lines(counter_txt, t_data, t_counts, t_timing, total):
 
 def l3_bytes():
     """The largest CPU cache's size in bytes (sysfs), or None."""
-    best = None
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        for d in os.listdir(base):
-            try:
-                with open(os.path.join(base, d, "size")) as f:
-                    v = f.read().strip()
-            except OSError:
-                continue
-            mult = {"K": 1024, "M": 1024 * 1024}.get(v[-1:], 1)
-            n = int(v.rstrip("KM")) * mult
-            best = max(best or 0, n)
-    except (OSError, ValueError):
-        pass
-    return best
+    llc = h.last_level_cache()
+    return llc[0] if llc else None
 
 
 def working_set_table(a, work, rows):

@@ -132,3 +132,47 @@ def loadavg():
     except OSError:
         return "?"
 
+
+def last_level_cache():
+    """The largest CPU cache of cpu0 (sysfs) as (bytes, ways, line bytes),
+    or None.  callgrind's own choice for the last level is what cpuid
+    reports, which on this project's EPYC VM is the whole socket's L3
+    (256 MiB, direct-mapped), not the 32 MiB 16-way slice a core shares."""
+    best = None
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return None
+    for d in names:
+        vals = {}
+        try:
+            for k in ("size", "ways_of_associativity", "coherency_line_size", "type"):
+                with open(os.path.join(base, d, k)) as f:
+                    vals[k] = f.read().strip()
+            if vals["type"] == "Instruction":
+                continue
+            v = vals["size"]
+            size = int(v.rstrip("KMG")) * {"K": 1024, "M": 1024 * 1024, "G": 1024 ** 3}.get(v[-1:], 1)
+            geo = (size, int(vals["ways_of_associativity"]), int(vals["coherency_line_size"]))
+        except (OSError, ValueError, KeyError):
+            continue
+        if best is None or geo[0] > best[0]:
+            best = geo
+    return best
+
+
+def callgrind_ll_option():
+    """--LL=size,ways,line for callgrind's cache model from sysfs, or [] when
+    sysfs does not say or callgrind could not model it (its sets must be a
+    power of two)."""
+    llc = last_level_cache()
+    if not llc:
+        return []
+    size, ways, line = llc
+    if ways <= 0 or line <= 0 or size % (ways * line):
+        return []
+    sets = size // (ways * line)
+    if sets & (sets - 1):
+        return []
+    return ["--LL=%d,%d,%d" % (size, ways, line)]

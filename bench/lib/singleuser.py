@@ -128,6 +128,9 @@ def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False, par
         # a single-user backend runs no other program.
         sim = "yes" if h.SIMULATE else "no"
         tool = ["--tool=callgrind", "--cache-sim=" + sim, "--branch-sim=" + sim, "--callgrind-out-file=" + cg]
+        if sim == "yes":
+            # the last level this CPU's cores share, not callgrind's cpuid guess
+            tool += h.callgrind_ll_option()
         if marked:
             tool.append("--dump-before=pg_sleep")
         if counter == "valgrind-none":

@@ -67,8 +67,13 @@
  */
 #define BTJIT_OBJECT_MAGIC "BTJITOB1"
 
-/* A linked object's mtime is brought to now when older than this. */
-#define BTJIT_OBJECT_TOUCH_SECS 60
+/*
+ * A linked object's mtime is brought to now when older than this.  The
+ * touch costs the link about a fifth of its time (bench/README.md, "What a
+ * link costs"), and eviction only has to tell the objects in use from
+ * those unused for hours.
+ */
+#define BTJIT_OBJECT_TOUCH_SECS 3600
 
 typedef struct BtjitObjectHeader
 {

@@ -24,6 +24,10 @@ A workload file is plain SQL with directives in comments:
   (directives included), before anything else is read; {N}, {AID} and any
   undeclared {X} are left alone.  Data files take @param too.
 
+  -- @plan nested_loop               the session opens with PLAN_SETTINGS'
+                                   lines for that plan (a nested loop of
+                                   index probes: no JIT, memoize, hash or
+                                   merge join, material, bitmap scan)
   -- @section session|round_setup|warmup|teardown
   -- @query NAME description       a measured statement; {N} = count
   -- @repeat                       (inside a query) repeat its one line
@@ -78,6 +82,16 @@ for _size, _rows, _sfx in (("100k", 100000, "s"), ("20m", 20000000, "x")):
     INSTANCES["probe_int4_" + _size] = ("probe_int4", {
         "ROWS": str(_rows), "SFX": _sfx, "DATA": "data_int4_" + _size,
         "LABEL": "%s rows (working set)" % _size, "TARGET": "-"})
+
+# -- @plan NAME: the settings every session of such a workload starts with.
+PLAN_SETTINGS = {
+    "nested_loop": ["SET jit = off;",
+                    "SET enable_memoize = off;",
+                    "SET enable_hashjoin = off;",
+                    "SET enable_mergejoin = off;",
+                    "SET enable_material = off;",
+                    "SET enable_bitmapscan = off;"],
+}
 
 PARAM_RE = re.compile(r"^--\s*@param\s+(\w+)\s*(.*?)\s*$")
 
@@ -162,7 +176,12 @@ class Workload:
                 key, val = m.group(1), m.group(2)
                 if key == "param":
                     continue
-                if key == "section":
+                if key == "plan":
+                    if val not in PLAN_SETTINGS:
+                        raise ValueError("%s: unknown @plan %s (known: %s)"
+                                         % (self.path, val, ", ".join(sorted(PLAN_SETTINGS))))
+                    self.sections.setdefault("session", [])[:0] = PLAN_SETTINGS[val]
+                elif key == "section":
                     cur = self.sections.setdefault(val, [])
                 elif key == "query":
                     name, _, desc = val.partition(" ")

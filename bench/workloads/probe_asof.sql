@@ -15,6 +15,7 @@
 --
 -- @title (k int4, ts timestamptz DESC) index, 2M rows (2,000 keys x 1,000 timestamps, random load order): 500k "as of" probes k = $1 AND ts <= $2 ORDER BY k, ts DESC LIMIT 1 (int4 and int8 k)
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_asof
 -- @index ta_k_ts
 -- @unit probe
@@ -24,12 +25,6 @@
 -- @target 2.5
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('ta'), pg_prewarm('ta_k_ts'), pg_prewarm('pa');
 
 -- @section warmup

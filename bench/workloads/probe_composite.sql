@@ -6,6 +6,7 @@
 --
 -- @title (a, b, c) int4 primary key, 2M rows: 500k full-key and (a, b) prefix probes
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_composite
 -- @index tc_pkey
 -- @unit probe
@@ -15,12 +16,6 @@
 -- @target 1.35
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tc'), pg_prewarm('tc_pkey'), pg_prewarm('pc');
 
 -- @section warmup

@@ -8,6 +8,7 @@
 --
 -- @title three other (a, b, c) int4 primary keys, 1M rows each: 200k full-key probes
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_composite_shapes
 -- @index tcs1_pkey tcs2_pkey tcs3_pkey
 -- @unit probe
@@ -17,12 +18,6 @@
 -- @target 1.40
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tcs1'), pg_prewarm('tcs1_pkey'), pg_prewarm('pcs1');
 SELECT pg_prewarm('tcs2'), pg_prewarm('tcs2_pkey'), pg_prewarm('pcs2');
 SELECT pg_prewarm('tcs3'), pg_prewarm('tcs3_pkey'), pg_prewarm('pcs3');

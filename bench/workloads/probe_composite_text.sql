@@ -7,6 +7,7 @@
 --
 -- @title (text C, text C, int4) primary key, 1M rows: 200k full-key probes
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_composite_text
 -- @index tct_pkey
 -- @unit probe
@@ -15,12 +16,6 @@
 -- @n_callgrind 10000
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tct'), pg_prewarm('tct_pkey'), pg_prewarm('pct');
 
 -- @section warmup

@@ -10,6 +10,7 @@
 --
 -- @title (int2, int8, int4) primary key, 2M rows: int4-valued (cross-type) and same-type probes, full key and (a, b) LIMIT 1
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_crosstype
 -- @index tx_pkey
 -- @unit probe
@@ -19,12 +20,6 @@
 -- @target -
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tx'), pg_prewarm('tx_pkey'), pg_prewarm('px');
 
 -- @section warmup

@@ -6,6 +6,7 @@
 --
 -- @title varchar e-mail primary key (database collation C), 1M rows: 200k nested-loop equality probes (LATERAL LIMIT 1; join, 1/4 absent)
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_email
 -- @index tem_pkey
 -- @unit probe
@@ -15,12 +16,6 @@
 -- @target 1.25
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tem'), pg_prewarm('tem_pkey'), pg_prewarm('tem_pl'), pg_prewarm('tem_pj');
 
 -- @section warmup

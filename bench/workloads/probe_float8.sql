@@ -6,6 +6,7 @@
 --
 -- @title float8 primary key, 1M rows: 200k nested-loop equality probes (LATERAL LIMIT 1; join, 1/4 absent)
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_float8
 -- @index tf8_pkey
 -- @unit probe
@@ -15,12 +16,6 @@
 -- @target 1.22
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tf8'), pg_prewarm('tf8_pkey'), pg_prewarm('tf8_pl'), pg_prewarm('tf8_pj');
 
 -- @section warmup

@@ -16,6 +16,7 @@
 -- @param TARGET 1.25
 -- @title int4 primary key, {LABEL}: 500k nested-loop equality probes (LATERAL LIMIT 1, plain join)
 -- @kind sql
+-- @plan nested_loop
 -- @uses {DATA}
 -- @index t4{SFX}_pkey
 -- @unit probe
@@ -25,12 +26,6 @@
 -- @target {TARGET}
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('t4{SFX}'), pg_prewarm('t4{SFX}_pkey'), pg_prewarm('p4{SFX}');
 
 -- @section warmup

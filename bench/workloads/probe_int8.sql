@@ -6,6 +6,7 @@
 --
 -- @title int8 primary key, 2M rows: 500k nested-loop equality probes (LATERAL LIMIT 1, plain join)
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_int8
 -- @index t8_pkey
 -- @unit probe
@@ -15,12 +16,6 @@
 -- @target -
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('t8'), pg_prewarm('t8_pkey'), pg_prewarm('p8');
 
 -- @section warmup

@@ -7,6 +7,7 @@
 --
 -- @title interval primary key, 1M rows: 200k nested-loop equality probes (LATERAL LIMIT 1; join, 1/4 absent)
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_interval
 -- @index tiv_pkey
 -- @unit probe
@@ -16,12 +17,6 @@
 -- @target -
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tiv'), pg_prewarm('tiv_pkey'), pg_prewarm('tiv_pl'), pg_prewarm('tiv_pj');
 
 -- @section warmup

@@ -6,6 +6,7 @@
 --
 -- @title text COLLATE "C" primary key, md5 strings, 1M rows: 200k nested-loop equality probes (LATERAL LIMIT 1; join, 1/4 absent)
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_text_c
 -- @index ttc_pkey
 -- @unit probe
@@ -15,12 +16,6 @@
 -- @target 1.28
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('ttc'), pg_prewarm('ttc_pkey'), pg_prewarm('ttc_pl'), pg_prewarm('ttc_pj');
 
 -- @section warmup

@@ -6,6 +6,7 @@
 --
 -- @title text COLLATE "en-US-x-icu" primary key, 1M rows: 200k nested-loop equality probes (LATERAL LIMIT 1; join, 1/4 absent)
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_text_icu
 -- @index tti_pkey
 -- @unit probe
@@ -15,12 +16,6 @@
 -- @target 1.03
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tti'), pg_prewarm('tti_pkey'), pg_prewarm('tti_pl'), pg_prewarm('tti_pj');
 
 -- @section warmup

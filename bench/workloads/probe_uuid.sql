@@ -6,6 +6,7 @@
 --
 -- @title uuid primary key from md5, 1M rows: 200k nested-loop equality probes (LATERAL LIMIT 1; join, 1/4 absent)
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_uuid
 -- @index tu_pkey
 -- @unit probe
@@ -15,12 +16,6 @@
 -- @target 1.25
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('tu'), pg_prewarm('tu_pkey'), pg_prewarm('tu_pl'), pg_prewarm('tu_pj');
 
 -- @section warmup

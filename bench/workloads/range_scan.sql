@@ -5,6 +5,7 @@
 --
 -- @title int4 primary key: short (ten-row) range scans, forward and backward
 -- @kind sql
+-- @plan nested_loop
 -- @uses data_int4
 -- @index t4_pkey
 -- @unit scan
@@ -14,12 +15,6 @@
 -- @target -
 
 -- @section session
-SET jit = off;
-SET enable_memoize = off;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SET enable_bitmapscan = off;
 SELECT pg_prewarm('t4'), pg_prewarm('t4_pkey'), pg_prewarm('p4');
 
 -- @section warmup

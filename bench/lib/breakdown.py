@@ -209,7 +209,7 @@ def callgraph(path):
     selfc, calls, objs = {}, {}, {}
     ob = fn = cfn = None
     count = None            # after a calls= line: the next cost line is that call's
-    with open(path) as f:
+    with open(path, errors="replace") as f:
         for line in f:
             c = line[:1]
             if c.isdigit() or c in "+-*":

@@ -11,42 +11,16 @@ query.
 
 import collections
 import os
-import re
 import sys
+
+import breakdown
 
 
 def self_costs(path):
     """Self cost (Ir) per function name of one callgrind output file."""
-    names = {}
-    fn = None
-    after_calls = False
-    cost = collections.Counter()
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            m = re.match(r"^(c?fn)=(?:\((\d+)\))?\s*(.*)$", line)
-            if m:
-                kind, idx, name = m.groups()
-                if idx is not None:
-                    if name:
-                        names[idx] = name
-                    name = names.get(idx, name)
-                if kind == "fn":
-                    fn = name
-                continue
-            if line.startswith("calls="):
-                after_calls = True
-                continue
-            if line and (line[0].isdigit() or line[0] in "+-*"):
-                parts = line.split()
-                if len(parts) < 2:
-                    continue
-                if after_calls:
-                    # the inclusive cost of a call, not this function's own
-                    after_calls = False
-                    continue
-                cost[fn] += int(parts[1])
-    return cost
+    selfc = breakdown.callgraph(path)[0]
+    selfc.pop(breakdown.TOTAL, None)
+    return collections.Counter(selfc)
 
 
 def summary_events(path):

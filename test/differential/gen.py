@@ -95,7 +95,7 @@ def main():
     print(f"differential: {run.coverage.idx_supported} covered indexes ({len(run.coverage.shapes)} distinct shapes), "
           f"{run.coverage.idx_jit} compiled and exercised (jit_searches {run.coverage.jit_searches}, of them "
           f"{run.coverage.query_jit} by the compared queries, "
-          f"verified_searches {run.coverage.verified}), {run.coverage.idx_pending} below compile_threshold, "
+          f"verified_searches {run.coverage.verified}), {run.coverage.idx_pending} not searched past compile_threshold, "
           f"{run.coverage.idx_unused} never chosen by the planner; {run.coverage.idx_stock_ok} uncovered indexes stayed stock, "
           f"{run.coverage.idx_other} other; {run.amchecks} amcheck runs clean")
     if not args.no_module:

@@ -3,8 +3,8 @@
  * search_template.c
  *	  The template of everything a key shape compiles to: the page search
  *	  (_bt_binsrch) fused with its comparator, _bt_compare, the insertion
- *	  search (_bt_binsrch_insert) and, on PostgreSQL 15, the scan-key checks
- *	  (_bt_checkkeys), generic over a constant key shape.
+ *	  search (_bt_binsrch_insert) and, up to PostgreSQL 18, the scan-key
+ *	  checks (_bt_checkkeys), generic over a constant key shape.
  *
  * Compiled to bitcode at build time by the clang the server's own JIT was
  * built with (PGXS's CLANG), against the server's headers, so struct
@@ -1945,10 +1945,11 @@ btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
 }
 
 /*
- * ---- Scan-key checks: _bt_checkkeys (PostgreSQL 15) ----
+ * ---- Scan-key checks: _bt_checkkeys (PostgreSQL 15, 17 and 18) ----
  *
- * _bt_checkkeys(scan, tuple, tupnatts, dir, &continuescan) tests one index
- * tuple against the scan's preprocessed keys (so->keyData): each key's
+ * _bt_checkkeys tests one index tuple against the scan's preprocessed keys
+ * (so->keyData; 17 and 18 pass the direction and continuescan in a
+ * BTReadPageState, which the dispatcher unpacks: pg_compat.h): each key's
  * operator is called on the tuple's attribute and the key's argument, and
  * the first that fails ends the test, stopping the scan (continuescan
  * false) when that key is required in the scan's direction.  The compiled
@@ -1965,12 +1966,14 @@ btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
  *
  * Declined, with nothing written: a tuple with NULLs, row comparisons and
  * IS [NOT] NULL keys, and an operator that returned NULL (the stock
- * function raises the server's error).  17 and 18 changed the function
- * (BTReadPageState, array advancement, skip scan): there it is not
- * redirected, and this entry is never called.
+ * function raises the server's error).  On 17 and 18 the dispatcher calls
+ * this only for scans without array keys, whose test is the same as 15's
+ * (the keys 17's precheck or 18's startikey lets the server skip are keys
+ * that hold: src/README).  19's _bt_checkkeys is static: this entry is
+ * never called there.
  */
 
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 
 #define BTJIT_OP_NONE	0
 #define BTJIT_OP_LT		1
@@ -2409,7 +2412,7 @@ btjit_checkkeys_slow(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 								continuescan, counters);
 }
 
-#endif							/* PG_VERSION_NUM < 160000 */
+#endif							/* BTJIT_CHECKKEYS_REDIRECTABLE */
 
 /*
  * Fused entry for the redirected _bt_checkkeys (BtjitCheckEntryFn): counts
@@ -2419,7 +2422,7 @@ bool
 btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 				  bool *continuescan, uint64 *counters)
 {
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 	int			result = btjit_checkkeys((IndexScanDesc) scan,
 										 (IndexTuple) tuple, tupnatts,
 										 (ScanDirection) dir, continuescan,

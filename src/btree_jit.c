@@ -79,7 +79,7 @@ _PG_init(void)
 				[BTJIT_TARGET_BINSRCH] = (void *) btjit_dispatch,
 				[BTJIT_TARGET_COMPARE] = (void *) btjit_dispatch_compare,
 				[BTJIT_TARGET_INSERT] = (void *) btjit_dispatch_insert,
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 				[BTJIT_TARGET_CHECKKEYS] = (void *) btjit_dispatch_check,
 #endif
 			}

@@ -54,6 +54,28 @@
 #endif
 
 /*
+ * _bt_checkkeys, the scan-key test _bt_readpage makes for each tuple it
+ * reads.  15 exports (scan, tuple, tupnatts, dir, &continuescan).  17 and
+ * 18 export (scan, pstate, arrayKeys, tuple, tupnatts): the result goes to
+ * pstate->continuescan, and the scan's direction is pstate->dir in 17 and
+ * so->currPos.dir in 18.  19 made it static, inside _bt_readpage, so it
+ * cannot be redirected there.  BTJIT_CHECKKEYS_READPAGE_STATE names 17 and
+ * 18's form; BTJIT_CHECKKEYS_REDIRECTABLE holds where either form is
+ * exported.
+ */
+#if PG_VERSION_NUM < 160000
+#define BTJIT_CHECKKEYS_REDIRECTABLE 1
+#elif PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 190000
+#define BTJIT_CHECKKEYS_REDIRECTABLE 1
+#define BTJIT_CHECKKEYS_READPAGE_STATE 1
+#if PG_VERSION_NUM >= 180000
+#define BTJIT_READPAGE_DIR(so, pstate)	((so)->currPos.dir)
+#else
+#define BTJIT_READPAGE_DIR(so, pstate)	((pstate)->dir)
+#endif
+#endif
+
+/*
  * The built-in "POSIX" collation.  18 still has it with the same fixed OID
  * (pg_collation.dat) but no longer names it in pg_collation_d.h.
  */

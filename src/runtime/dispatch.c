@@ -426,7 +426,113 @@ btjit_insert_declined(void *rel, void *insertstate, uint64 *counters)
 									 (BTInsertState) insertstate);
 }
 
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
+/* verify found a compiled scan-key check that differs: raise the error */
+static pg_noinline void
+btjit_report_check_mismatch(IndexScanDesc scan, int tupnatts,
+							ScanDirection dir, const BtjitIndex *ix,
+							bool stock_result, bool stock_continue,
+							bool jit_result, bool jit_continue)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("btree_jit: compiled scan-key check in index \"%s\" differs from the server's own",
+					RelationGetRelationName(scan->indexRelation)),
+			 errdetail("_bt_checkkeys returned %s with continuescan %s, compiled code returned %s with continuescan %s; %d scan keys, %d tuple attributes, %s scan; shape %s.",
+					   stock_result ? "true" : "false",
+					   stock_continue ? "true" : "false",
+					   jit_result ? "true" : "false",
+					   jit_continue ? "true" : "false",
+					   so->numberOfKeys, tupnatts,
+					   ScanDirectionIsBackward(dir) ? "backward" : "forward",
+					   ix->signature),
+			 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));
+}
+#endif
+
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+/*
+ * The redirected _bt_checkkeys (PostgreSQL 17 and 18): the compiled
+ * scan-key checks of an index that has them, for a scan without array
+ * keys; else the original.  Called once per tuple a scan reads, so an
+ * index without compiled code costs one slot test, as for the compare.
+ *
+ * For a scan without arrays the server's function is _bt_check_compare
+ * over the scan's keys, whose only output besides its result is
+ * pstate->continuescan.  It may skip keys the page's tuples are known to
+ * satisfy (17: pstate->prechecked and firstmatch; 18: the keys before
+ * pstate->startikey); the compiled check tests every key, which gives the
+ * same result and continuescan because a skipped key is one that holds
+ * (src/README, "Scan-key checks").  A scan with array keys (18's skip
+ * arrays included) advances them inside the server's function: never
+ * compiled, whatever arrayKeys says for this call.
+ *
+ * The compiled check is always given &pstate->continuescan of a
+ * BTReadPageState (the scan's, or verify's copy of it), so that a
+ * declined call finds its pstate again (btjit_check_declined).
+ */
+static pg_noinline bool btjit_verify_check(IndexScanDesc scan,
+										   BTReadPageState *pstate,
+										   IndexTuple tuple, int tupnatts,
+										   BtjitIndex *ix);
+
+bool
+btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
+					 bool arrayKeys, IndexTuple tuple, int tupnatts)
+{
+	Relation	rel = scan->indexRelation;
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	BtjitSlot  *slot;
+
+	if (!btjit_code_active || arrayKeys || so->numArrayKeys != 0)
+		return btjit_module.stock_check(scan, pstate, arrayKeys, tuple,
+										tupnatts);
+
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->chk_entry != NULL))
+	{
+		if (likely(btjit_fast_ok))
+			return slot->chk_entry(scan, tuple, tupnatts,
+								   (int) BTJIT_READPAGE_DIR(so, pstate),
+								   &pstate->continuescan,
+								   &slot->ix->counts.jit_checks);
+		return btjit_verify_check(scan, pstate, tuple, tupnatts, slot->ix);
+	}
+	return btjit_module.stock_check(scan, pstate, false, tuple, tupnatts);
+}
+
+/*
+ * verify mode: the compiled check on a copy of the page's read state, the
+ * server's on the real one; the result and continuescan must agree.
+ */
+static pg_noinline bool
+btjit_verify_check(IndexScanDesc scan, BTReadPageState *pstate,
+				   IndexTuple tuple, int tupnatts, BtjitIndex *ix)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	ScanDirection dir = BTJIT_READPAGE_DIR(so, pstate);
+	BTReadPageState jit_state = *pstate;
+	bool		result;
+	bool		stock_result;
+
+	jit_state.continuescan = true;
+	result = ix->chk_entry(scan, tuple, tupnatts, (int) dir,
+						   &jit_state.continuescan, &ix->counts.jit_checks);
+	stock_result = btjit_module.stock_check(scan, pstate, false, tuple,
+											tupnatts);
+	ix->counts.verified_checks++;
+	if (unlikely(result != stock_result ||
+				 jit_state.continuescan != pstate->continuescan))
+		btjit_report_check_mismatch(scan, tupnatts, dir, ix, stock_result,
+									pstate->continuescan, result,
+									jit_state.continuescan);
+	return stock_result;
+}
+
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
 /*
  * The redirected _bt_checkkeys (PostgreSQL 15): the compiled scan-key
  * checks of an index that has them, else the original.  Called once per
@@ -476,23 +582,8 @@ btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 
 	ix->counts.verified_checks++;
 	if (unlikely(result != stock_result || jit_continue != *continuescan))
-	{
-		BTScanOpaque so = (BTScanOpaque) scan->opaque;
-
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("btree_jit: compiled scan-key check in index \"%s\" differs from the server's own",
-						RelationGetRelationName(scan->indexRelation)),
-				 errdetail("_bt_checkkeys returned %s with continuescan %s, compiled code returned %s with continuescan %s; %d scan keys, %d tuple attributes, %s scan; shape %s.",
-						   stock_result ? "true" : "false",
-						   *continuescan ? "true" : "false",
-						   result ? "true" : "false",
-						   jit_continue ? "true" : "false",
-						   so->numberOfKeys, tupnatts,
-						   ScanDirectionIsBackward(dir) ? "backward" : "forward",
-						   ix->signature),
-				 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));
-	}
+		btjit_report_check_mismatch(scan, tupnatts, dir, ix, stock_result,
+									*continuescan, result, jit_continue);
 	return stock_result;
 }
 #endif
@@ -507,7 +598,14 @@ bool
 btjit_check_declined(void *scan, void *tuple, int tupnatts, int dir,
 					 bool *continuescan, uint64 *counters)
 {
-#if PG_VERSION_NUM < 160000
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+	/* continuescan is a BTReadPageState's (btjit_dispatch_check) */
+	BTReadPageState *pstate = (BTReadPageState *)
+		((char *) continuescan - offsetof(BTReadPageState, continuescan));
+
+	return btjit_module.stock_check((IndexScanDesc) scan, pstate, false,
+									(IndexTuple) tuple, tupnatts);
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
 	return btjit_module.stock_check((IndexScanDesc) scan, (IndexTuple) tuple,
 									tupnatts, (ScanDirection) dir,
 									continuescan);

@@ -44,29 +44,27 @@ typedef struct BtjitExportedTarget
  * _bt_binsrch_insert is exported too, and its callers in the server
  * (_bt_findinsertloc, _bt_check_unique) call the exported entry: the leaf
  * search of every insertion then runs compiled code.  _bt_checkkeys is
- * exported and called from _bt_readpage for every tuple a scan reads; only
- * PostgreSQL 15's is reproduced by the template (17 and 18 rewrote it:
- * BTReadPageState, array advancement, skip scan; 19 made it static, called
- * only from the exported _bt_readpage), so elsewhere the server's own runs.
+ * exported up to 18 and called from _bt_readpage for every tuple a scan
+ * reads (17 and 18 pass it a BTReadPageState: pg_compat.h); 19 made it
+ * static, called only from the exported _bt_readpage, so there the
+ * server's own runs.
  */
 static const BtjitExportedTarget btjit_exported_targets[] = {
 	{BTJIT_TARGET_COMPARE, "_bt_compare",
 	"Page searches use compiled code; other comparisons use the server's own."},
 	{BTJIT_TARGET_INSERT, "_bt_binsrch_insert",
 	"Insertions search their leaf page with the server's own code."},
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 	{BTJIT_TARGET_CHECKKEYS, "_bt_checkkeys",
 	"Scans test their keys with the server's own code."},
 #endif
 };
 
 /* How the start-up line says that the scan-key checks are the server's. */
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 #define BTJIT_CHECKKEYS_NOT_REDIRECTED "; _bt_checkkeys not redirected"
-#elif PG_VERSION_NUM >= 190000
-#define BTJIT_CHECKKEYS_NOT_REDIRECTED "; scan-key checks are the server's (_bt_checkkeys is static in 19, inside _bt_readpage: not redirected)"
 #else
-#define BTJIT_CHECKKEYS_NOT_REDIRECTED "; _bt_checkkeys is the server's (compiled for PostgreSQL 15 only)"
+#define BTJIT_CHECKKEYS_NOT_REDIRECTED "; scan-key checks are the server's (_bt_checkkeys is static in 19, inside _bt_readpage: not redirected)"
 #endif
 
 /* Where the locator found a target, and its length (0, 0: not found). */
@@ -217,7 +215,7 @@ btjit_take_stock_entries(void)
 		btjit_module.stock_compare = (BtjitCompareFn) d[BTJIT_TARGET_COMPARE].stock;
 	if (btjit_module.redirected[BTJIT_TARGET_INSERT])
 		btjit_module.stock_insert = (BtjitBinsrchInsertFn) d[BTJIT_TARGET_INSERT].stock;
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 	if (btjit_module.redirected[BTJIT_TARGET_CHECKKEYS])
 		btjit_module.stock_check = (BtjitCheckkeysFn) d[BTJIT_TARGET_CHECKKEYS].stock;
 #endif

@@ -56,7 +56,11 @@ typedef int32 (*BtjitCompareFn) (Relation rel, BTScanInsert key, Page page,
 								 OffsetNumber offnum);
 typedef OffsetNumber (*BtjitBinsrchInsertFn) (Relation rel,
 											  BTInsertState insertstate);
-#if PG_VERSION_NUM < 160000
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan,
+								  BTReadPageState *pstate, bool arrayKeys,
+								  IndexTuple tuple, int tupnatts);
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
 typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, IndexTuple tuple,
 								  int tupnatts, ScanDirection dir,
 								  bool *continuescan);
@@ -68,7 +72,7 @@ typedef enum BtjitTarget
 	BTJIT_TARGET_BINSRCH,		/* _bt_binsrch (static: located) */
 	BTJIT_TARGET_COMPARE,		/* _bt_compare (exported) */
 	BTJIT_TARGET_INSERT,		/* _bt_binsrch_insert (exported) */
-	BTJIT_TARGET_CHECKKEYS,		/* _bt_checkkeys (exported; 15 only) */
+	BTJIT_TARGET_CHECKKEYS,		/* _bt_checkkeys (exported up to 18) */
 	BTJIT_NTARGETS
 } BtjitTarget;
 
@@ -88,7 +92,7 @@ typedef struct BtjitModuleState
 	BtjitBinsrchFn stock;
 	BtjitCompareFn stock_compare;
 	BtjitBinsrchInsertFn stock_insert;
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 	BtjitCheckkeysFn stock_check;
 #endif
 } BtjitModuleState;
@@ -123,7 +127,11 @@ extern int32 btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
 									OffsetNumber offnum);
 extern OffsetNumber btjit_dispatch_insert(Relation rel,
 										  BTInsertState insertstate);
-#if PG_VERSION_NUM < 160000
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+extern bool btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
+								 bool arrayKeys, IndexTuple tuple,
+								 int tupnatts);
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
 extern bool btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple,
 								 int tupnatts, ScanDirection dir,
 								 bool *continuescan);

@@ -1,14 +1,15 @@
 --
--- Scan-key checks (_bt_checkkeys) on compiled code, PostgreSQL 15: every
--- tuple an index scan reads is tested against the scan's keys by the
--- compiled check, which verify compares with the server's own (the result
--- and continuescan).  Range scans forward and backward with every
+-- Scan-key checks (_bt_checkkeys) on compiled code, PostgreSQL 15, 17 and
+-- 18: every tuple an index scan reads is tested against the scan's keys by
+-- the compiled check, which verify compares with the server's own (the
+-- result and continuescan).  Range scans forward and backward with every
 -- operator, equality prefixes, DESC and NULLS FIRST columns, cross-type
 -- operators, NULLs in tuples and IS [NOT] NULL keys (declined), row
--- comparisons (declined), arrays, cursors that change direction, and the
--- inline kinds (integers, floats with NaN, dates, timestamps, uuid,
--- numeric, text in C and in another collation).  On 17 and 18 the server's
--- function runs (it is not redirected) and the results must agree too.
+-- comparisons (declined), arrays (the server's own on 17 and 18), cursors
+-- that change direction, and the inline kinds (integers, floats with NaN,
+-- dates, timestamps, uuid, numeric, text in C and in another collation).
+-- On 19 the server's function runs (it is static there, not redirected)
+-- and the results must agree too.
 --
 SET btree_jit.verify = on;
 SET btree_jit.compile_threshold = 0;
@@ -21,7 +22,7 @@ CREATE FUNCTION check_state(idx regclass, OUT state text, OUT as_expected boolea
 LANGUAGE sql AS $$
     SELECT s.state,
            (s.jit_checks > 0 AND s.verified_checks > 0) =
-           (current_setting('server_version_num')::int < 160000)
+           (current_setting('server_version_num')::int < 190000)
       FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
 $$;
 

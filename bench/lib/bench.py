@@ -199,8 +199,8 @@ def legend_lines(counter_txt, t_data, t_counts, t_timing, total):
         "  time/throughput: median of per-round ratios (time off/on, tps on/off) of interleaved off/on rounds in one",
         "  run, spread = min-max over rounds; latency: off/on.  off/on columns: per-unit counts, us per unit, tps, ms.",
         "ceiling (callgrind): off/on if the replaced code cost nothing: off / (off - replaced), replaced = the off run's",
-        "  _bt_binsrch, _bt_compare, _bt_checkkeys and dispatcher (self) + the comparison procs and operators (inclusive)",
-        "  + FunctionCall2Coll's off-on.",
+        "  _bt_binsrch, _bt_compare, _bt_checkkeys, its static helpers (17/18's _bt_check_compare) and dispatcher",
+        "  (self) + the comparison procs and operators (inclusive) + FunctionCall2Coll's off-on.",
         "counter: %s.  Timing on a shared %d-core machine: compare ratios, never absolute figures across runs." % (counter_txt, os.cpu_count() or 0),
         "phases: data %.0fs, counts %.0fs, timing %.0fs, total %.0fs (driver; plus deps/build/cluster in bench/run)."
         % (t_data, t_counts, t_timing, total),

@@ -183,7 +183,23 @@ def part_search_costs(path, binsrch, inclusive=True):
             search += v
     if inclusive:
         search += sum(annotate_inclusive(path).values())
+        search += check_helper_costs(path)
     return search, fc2c
+
+
+def check_helper_costs(path):
+    """Self cost of the stripped server's static functions that only
+    _bt_checkkeys calls: 17 and 18's _bt_check_compare, which does most of
+    the checks there (an address in callgrind's output; the operators it
+    calls through FunctionCall2Coll are counted with SEARCH_PROCS)."""
+    selfc, calls, objs = callgraph(path)
+    callers = {}
+    for (caller, callee) in calls:
+        callers.setdefault(callee, set()).add(caller.split("'")[0])
+    return sum(v for fn, v in selfc.items()
+               if isinstance(fn, str) and fn.startswith("0x")
+               and objs.get(fn, "").startswith("postgres")
+               and callers.get(fn) == {"_bt_checkkeys"})
 
 
 def ceiling(off_total, off_search, off_fc2c, on_fc2c):

@@ -187,6 +187,13 @@ def part_search_costs(path, binsrch, inclusive=True):
     return search, fc2c
 
 
+def server_static(fn, objs):
+    """Whether callgraph's function fn is one of the stripped server's
+    static functions: an address, in the postgres binary."""
+    return (re.match(r"^0x[0-9a-f]+$", fn) is not None
+            and (objs.get(fn) or "").startswith("postgres"))
+
+
 def check_helper_costs(path):
     """Self cost of the stripped server's static functions that only
     _bt_checkkeys calls: 17 and 18's _bt_check_compare, which does most of
@@ -197,8 +204,7 @@ def check_helper_costs(path):
     for (caller, callee) in calls:
         callers.setdefault(callee, set()).add(caller.split("'")[0])
     return sum(v for fn, v in selfc.items()
-               if isinstance(fn, str) and fn.startswith("0x")
-               and objs.get(fn, "").startswith("postgres")
+               if fn != TOTAL and server_static(fn, objs)
                and callers.get(fn) == {"_bt_checkkeys"})
 
 
@@ -298,7 +304,7 @@ def leaf_read(selfc, calls, objs, binsrch):
         return (objs.get(f) or "").startswith("postgres")
 
     def static(f):
-        return server(f) and re.match(r"^0x[0-9a-f]+$", f) is not None
+        return server_static(f, objs)
 
     chk = "_bt_checkkeys"
     readers = {a for (a, b), v in calls.items() if b == chk and a != chk and server(a) and v[0] > 0}

@@ -1967,10 +1967,11 @@ btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
  * Declined, with nothing written: a tuple with NULLs, row comparisons and
  * IS [NOT] NULL keys, and an operator that returned NULL (the stock
  * function raises the server's error).  On 17 and 18 the dispatcher calls
- * this only for scans without array keys, whose test is the same as 15's
- * (the keys 17's precheck or 18's startikey lets the server skip are keys
- * that hold: src/README).  19's _bt_checkkeys is static: this entry is
- * never called there.
+ * this only for scans without array keys, whose test is 15's except that
+ * the server skips the keys that 17's precheck or 18's startikey found to
+ * hold for the whole page; the compiled walk skips the same keys
+ * (btjit_page_skip, src/README).  19's _bt_checkkeys is static: this entry
+ * is never called there.
  */
 
 #ifdef BTJIT_CHECKKEYS_REDIRECTABLE
@@ -2313,6 +2314,52 @@ btjit_key_continues(ScanKey sk, ScanDirection dir)
 }
 
 /*
+ * The keys the server's walk skips for this tuple (pg_compat.h): those
+ * before first, and those whose sk_flags meet flags.  The compiled walk
+ * skips the same ones, so that it costs what the server's does on the
+ * pages where the server knows them to hold; and it returns what the
+ * server returns by construction, whatever the reason the server had.
+ */
+typedef struct BtjitKeySkip
+{
+	int			first;
+	uint32		flags;
+} BtjitKeySkip;
+
+/*
+ * The skip for the page being read, from the BTReadPageState whose
+ * continuescan the dispatcher passed (runtime/dispatch.c always passes a
+ * pstate's, or verify's copy of one).  False declines the call: 18's
+ * forcenonrequired, which only scans with array keys set, and those never
+ * reach compiled code.
+ */
+static inline __attribute__((always_inline)) bool
+btjit_page_skip(bool *continuescan, ScanDirection dir, BtjitKeySkip *skip)
+{
+#if defined(BTJIT_READPAGE_SKIPS_PRECHECKED) || defined(BTJIT_READPAGE_SKIPS_STARTIKEY)
+	const BTReadPageState *pstate = (const BTReadPageState *)
+		((const char *) continuescan - offsetof(BTReadPageState, continuescan));
+#endif
+
+	skip->first = 0;
+	skip->flags = 0;
+#if defined(BTJIT_READPAGE_SKIPS_PRECHECKED)
+	/* SK_BT_REQBKWD is SK_BT_REQFWD's next bit */
+	if (pstate->prechecked)
+		skip->flags = pstate->firstmatch ? (SK_BT_REQFWD | SK_BT_REQBKWD) :
+			SK_BT_REQFWD << (ScanDirectionIsBackward(dir) ? 1 : 0);
+#elif defined(BTJIT_READPAGE_SKIPS_STARTIKEY)
+	if (pstate->forcenonrequired)
+		return false;
+	skip->first = pstate->startikey;
+#else
+	(void) continuescan;
+	(void) dir;
+#endif
+	return true;
+}
+
+/*
  * What _bt_checkkeys returns (1 or 0) with *continuescan set as it sets
  * it, or -1 to decline with *continuescan untouched.
  *
@@ -2325,11 +2372,12 @@ btjit_key_continues(ScanKey sk, ScanDirection dir)
  */
 static inline __attribute__((always_inline)) int
 btjit_checkkeys(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
-				ScanDirection dir, bool *continuescan, bool general)
+				ScanDirection dir, bool *continuescan, BtjitKeySkip skip,
+				bool general)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	ScanKey		sk = so->keyData;
-	ScanKey		end = sk + so->numberOfKeys;
+	ScanKey		sk = so->keyData + skip.first;
+	ScanKey		end = so->keyData + so->numberOfKeys;
 	const char *data;
 	uint32		off = 0;
 
@@ -2370,13 +2418,16 @@ btjit_checkkeys(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 
 			if (sk->sk_flags & (SK_ROW_HEADER | SK_ISNULL))
 				return -1;
-			r = btjit_check_column(i, sk, ptr, general);
-			if (r < 0)
-				return r;
-			if (r == 0)
+			if (!(sk->sk_flags & skip.flags))
 			{
-				*continuescan = btjit_key_continues(sk, dir);
-				return 0;
+				r = btjit_check_column(i, sk, ptr, general);
+				if (r < 0)
+					return r;
+				if (r == 0)
+				{
+					*continuescan = btjit_key_continues(sk, dir);
+					return 0;
+				}
 			}
 			sk++;
 		} while (sk < end && sk->sk_attno == i + 1);
@@ -2391,18 +2442,22 @@ btjit_checkkeys(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 }
 
 /*
- * What the fast instance left: the general instance for a key it does not
- * compare inline (result -2), and the server for a declined tuple.  Out of
- * line, so that the entry's fast path calls nothing.
+ * What the fast instance left: a key it does not compare inline, or a
+ * tuple it declines.  The general instance starts over (it declines what
+ * the fast one declines), and the server takes a declined tuple.  Out of
+ * line, and with the entry's own arguments, so that the entry reaches it
+ * by a jump and its fast path needs no frame.
  */
 static __attribute__((noinline)) bool
 btjit_checkkeys_slow(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
-					 ScanDirection dir, bool *continuescan, uint64 *counters,
-					 int result)
+					 ScanDirection dir, bool *continuescan, uint64 *counters)
 {
-	if (result == -2)
+	BtjitKeySkip skip;
+	int			result = -1;
+
+	if (btjit_page_skip(continuescan, dir, &skip))
 		result = btjit_checkkeys(scan, tuple, tupnatts, dir, continuescan,
-								 true);
+								 skip, true);
 	if (result >= 0)
 	{
 		counters[0]++;
@@ -2423,11 +2478,30 @@ btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 				  bool *continuescan, uint64 *counters)
 {
 #ifdef BTJIT_CHECKKEYS_REDIRECTABLE
-	int			result = btjit_checkkeys((IndexScanDesc) scan,
-										 (IndexTuple) tuple, tupnatts,
-										 (ScanDirection) dir, continuescan,
-										 false);
+	BtjitKeySkip skip;
+	int			result = -1;
 
+	if (btjit_page_skip(continuescan, (ScanDirection) dir, &skip))
+	{
+		/*
+		 * Two copies of the walk: without the flag test for the pages the
+		 * server reads without skipping by flags (every page on 15 and 18;
+		 * a scan's first page, and any page not prechecked, on 17), so
+		 * that a LIMIT 1 probe does not pay a test per key for nothing.
+		 */
+		if (skip.flags == 0)
+		{
+			BtjitKeySkip by_position = {.first = skip.first,.flags = 0};
+
+			result = btjit_checkkeys((IndexScanDesc) scan, (IndexTuple) tuple,
+									 tupnatts, (ScanDirection) dir,
+									 continuescan, by_position, false);
+		}
+		else
+			result = btjit_checkkeys((IndexScanDesc) scan, (IndexTuple) tuple,
+									 tupnatts, (ScanDirection) dir,
+									 continuescan, skip, false);
+	}
 	if (likely(result >= 0))
 	{
 		counters[0]++;
@@ -2435,7 +2509,7 @@ btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 	}
 	return btjit_checkkeys_slow((IndexScanDesc) scan, (IndexTuple) tuple,
 								tupnatts, (ScanDirection) dir, continuescan,
-								counters, result);
+								counters);
 #else
 	return btjit_check_declined(scan, tuple, tupnatts, dir, continuescan,
 								counters);

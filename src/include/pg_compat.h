@@ -76,6 +76,23 @@
 #endif
 
 /*
+ * The keys the server's _bt_checkkeys skips, for the tuples of a page that
+ * is not the scan's first, because the page's tuples are known to satisfy
+ * them (src/README, "Scan-key checks").  17 skips by requirement:
+ * pstate->prechecked (the page's last tuple in the scan's direction left
+ * continuescan true) skips the keys required in the scan's direction, and
+ * with pstate->firstmatch (a tuple of the page matched) those required in
+ * the other one too; never a row comparison.  18 skips the keys before
+ * pstate->startikey, unless pstate->forcenonrequired (used with array keys
+ * only) changes the rules.
+ */
+#if PG_VERSION_NUM >= 180000 && PG_VERSION_NUM < 190000
+#define BTJIT_READPAGE_SKIPS_STARTIKEY 1
+#elif PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 180000
+#define BTJIT_READPAGE_SKIPS_PRECHECKED 1
+#endif
+
+/*
  * The built-in "POSIX" collation.  18 still has it with the same fixed OID
  * (pg_collation.dat) but no longer names it in pg_collation_d.h.
  */

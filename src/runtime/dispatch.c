@@ -463,15 +463,16 @@ btjit_report_check_mismatch(IndexScanDesc scan, int tupnatts,
  * over the scan's keys, whose only output besides its result is
  * pstate->continuescan.  It may skip keys the page's tuples are known to
  * satisfy (17: pstate->prechecked and firstmatch; 18: the keys before
- * pstate->startikey); the compiled check tests every key, which gives the
- * same result and continuescan because a skipped key is one that holds
- * (src/README, "Scan-key checks").  A scan with array keys (18's skip
- * arrays included) advances them inside the server's function: never
- * compiled, whatever arrayKeys says for this call.
+ * pstate->startikey); the compiled check reads the same fields from the
+ * pstate and skips the same keys (src/README, "Scan-key checks").  A scan
+ * with array keys (18's skip arrays included) advances them inside the
+ * server's function: never compiled, whatever arrayKeys says for this
+ * call.
  *
  * The compiled check is always given &pstate->continuescan of a
- * BTReadPageState (the scan's, or verify's copy of it), so that a
- * declined call finds its pstate again (btjit_check_declined).
+ * BTReadPageState (the scan's, or verify's copy of it): the compiled code
+ * reads the precheck fields next to it, and a declined call finds its
+ * pstate again (btjit_check_declined).
  */
 static pg_noinline bool btjit_verify_check(IndexScanDesc scan,
 										   BTReadPageState *pstate,

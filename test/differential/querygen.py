@@ -3,7 +3,8 @@
 Queries that force index scans on the round's indexes (Shape): equality
 prefixes with a last predicate (range, IN/ANY, NULL tests), ranges, row
 comparisons, ORDER BY ... LIMIT in both directions, scrollable cursors,
-nested-loop probes, index-only, bitmap, parallel and count(*) scans, and
+nested-loop probes, merge joins that mark and restore the index scan,
+index-only, bitmap, parallel and count(*) scans, and
 predicates on non-leading columns.  Each is run in the three MODES and
 compared by runner.py; Query writes its text for one mode.
 """
@@ -72,6 +73,7 @@ QUERY_KINDS = [
     ('order', 8, 'q_order'),
     ('cursor', 8, 'q_cursor'),
     ('nestloop', 6, 'q_nestloop'),
+    ('merge', 4, 'q_merge'),
     ('ios', 10, 'q_prefix'),
     ('bitmap', 5, 'q_prefix'),
     ('nonlead', 3, 'q_nonlead'),
@@ -102,9 +104,15 @@ class QueryGen:
                   f"SET enable_indexonlyscan = {'on' if kind == 'ios' or rng.random() < 0.5 else 'off'}"]
         if kind == 'nestloop':
             s += ["SET enable_hashjoin = off", "SET enable_mergejoin = off",
-                  "SET enable_material = off"]
+                  "SET enable_material = off", "RESET enable_nestloop"]
+        elif kind == 'merge':
+            # no Material above the inner index scan: the join marks and
+            # restores the scan itself
+            s += ["SET enable_hashjoin = off", "SET enable_nestloop = off",
+                  "SET enable_material = off", "RESET enable_mergejoin"]
         else:
-            s += ["RESET enable_hashjoin", "RESET enable_mergejoin", "RESET enable_material"]
+            s += ["RESET enable_hashjoin", "RESET enable_mergejoin", "RESET enable_material",
+                  "RESET enable_nestloop"]
         if kind == 'parallel':
             s += ["SET max_parallel_workers_per_gather = 2", "SET parallel_setup_cost = 0",
                   "SET parallel_tuple_cost = 0", "SET min_parallel_index_scan_size = 0",
@@ -313,6 +321,24 @@ class QueryGen:
                f"(SELECT {self.select_list(ix, False)} FROM {t} WHERE {k0.name} = v.x{extra} "
                f"{self.order_by(ix)} LIMIT {rng.choice([1, 2, 5])}) s")
         return self.add(kind, ix, sql=sql)
+
+    def q_merge(self, kind, ix, t):
+        """A merge join whose inner side scans this index in either
+        direction: the outer keys repeat, so the join marks the inner scan's
+        position and restores it for each repeat (btmarkpos, btrestrpos),
+        which re-reads a saved page or a page it has left."""
+        rng = self.rng
+        k0 = ix.keys[0].col
+        vals = k0.const_list(rng, rng.randint(3, 20))
+        vals += [rng.choice(vals) for _ in range(rng.randint(1, 6))]
+        where = ''
+        if len(ix.keys) > 1 and rng.random() < 0.5:
+            where = f" WHERE {self.pred_last(ix.keys[1].col)}"
+        direction = rng.choice(['', ' DESC'])
+        sql = (f"SELECT v.x, s.* FROM unnest(ARRAY[{', '.join(vals)}]::{k0.t.sql}[]) v(x) "
+               f"JOIN (SELECT {self.select_list(ix, rng.random() < 0.3)} FROM {t}{where}) s "
+               f"ON s.{k0.name} = v.x ORDER BY v.x{direction}")
+        return self.add(kind, ix, sql=sql, ordered=False)
 
     def q_nonlead(self, kind, ix, t):
         """Predicates only on later key columns (the index used as a filter)."""

@@ -149,6 +149,62 @@ SELECT checked, failures FROM check_queries(ARRAY[
 ]);
 RESET enable_indexscan;
 
+-- Long scans, where most pages read are not the scan's first: on 17 the
+-- server then skips the keys its precheck of the page's last tuple found
+-- to hold (and, after a match, those required the other way), on 18 the
+-- keys before startikey, and the compiled check skips the same ones.  A
+-- key that is required in neither direction (id < 20000 after a range on
+-- g) is never skipped and fails on pages whose other keys were skipped.
+CREATE TEMP TABLE before_long AS
+  SELECT sum(jit_checks) AS jit_checks, sum(verified_checks) AS verified_checks
+    FROM btree_jit_index_stats()
+   WHERE indexrelid IN ('ck_pkey'::regclass, 'ck_g_d'::regclass);
+SELECT checked, failures FROM check_queries(ARRAY[
+    'SELECT id FROM ck WHERE id BETWEEN 1000 AND 21000 ORDER BY id',
+    'SELECT id FROM ck WHERE id BETWEEN 1000 AND 21000 ORDER BY id DESC',
+    'SELECT id FROM ck WHERE id > 20000 ORDER BY id',
+    'SELECT id FROM ck WHERE id < 20000 ORDER BY id DESC',
+    'SELECT g, d, id FROM ck WHERE g BETWEEN 3 AND 30 AND id < 20000 ORDER BY g, d DESC, id',
+    'SELECT g, d, id FROM ck WHERE g BETWEEN 3 AND 30 AND id < 20000 ORDER BY g DESC, d, id DESC',
+    'SELECT g, d, id FROM ck WHERE g >= 20 AND d < ''2021-06-01'' ORDER BY g, d DESC, id'
+]);
+SET enable_indexscan = off;
+SELECT checked, failures FROM check_queries(ARRAY[
+    'SELECT id FROM ck WHERE id BETWEEN 1000 AND 21000',
+    'SELECT g, d FROM ck WHERE g BETWEEN 3 AND 30 AND d > ''2021-01-01'''
+]);
+RESET enable_indexscan;
+SELECT (s.jit_checks > b.jit_checks + 40000) =
+       (current_setting('server_version_num')::int < 190000) AS long_scans_compiled,
+       (s.verified_checks > b.verified_checks + 40000) =
+       (current_setting('server_version_num')::int < 190000) AS long_scans_verified
+  FROM (SELECT sum(jit_checks) AS jit_checks, sum(verified_checks) AS verified_checks
+          FROM btree_jit_index_stats()
+         WHERE indexrelid IN ('ck_pkey'::regclass, 'ck_g_d'::regclass)) s,
+       before_long b;
+
+-- A merge join over the index: the outer keys repeat and the inner ones
+-- are not unique, so the join marks the inner scan's position and
+-- restores it for each repeat, forward and backward (the second plan
+-- scans the index backward).
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT v.x, c.g, c.d, c.id FROM unnest(ARRAY[3, 3, 3, 17, 17, 30, 38]) v(x)
+  JOIN ck c ON c.g = v.x ORDER BY v.x;
+EXPLAIN (COSTS OFF)
+SELECT v.x, c.g, c.d, c.id FROM unnest(ARRAY[3, 3, 3, 17, 17, 30, 38]) v(x)
+  JOIN ck c ON c.g = v.x ORDER BY v.x DESC;
+SELECT checked, failures FROM check_queries(ARRAY[
+    'SELECT v.x, c.g, c.d, c.id FROM unnest(ARRAY[3, 3, 3, 17, 17, 30, 38]) v(x) JOIN ck c ON c.g = v.x ORDER BY v.x, c.d DESC, c.id',
+    'SELECT v.x, c.g, c.d, c.id FROM unnest(ARRAY[3, 3, 3, 17, 17, 30, 38]) v(x) JOIN ck c ON c.g = v.x ORDER BY v.x DESC, c.d, c.id DESC',
+    'SELECT v.x, c.g, c.d FROM unnest(ARRAY[3, 3, 3, 17, 17, 30]) v(x) JOIN (SELECT g, d FROM ck WHERE d > ''2021-01-01'') c ON c.g = v.x ORDER BY v.x, c.d'
+]);
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_material;
+
 -- Writes while scanning: an UPDATE that scans the index it modifies, and
 -- amcheck over every index afterwards.
 SET client_min_messages = warning;

@@ -59,6 +59,7 @@ ALL_WORKLOADS = [
     "probe_text_icu",
     "probe_interval",
     "range_scan",
+    "range_scan_ios",
     "insert_random",
     "pgbench_select",
     "pgbench_connect",

@@ -324,9 +324,10 @@ class QueryGen:
 
     def q_merge(self, kind, ix, t):
         """A merge join whose inner side scans this index in either
-        direction: the outer keys repeat, so the join marks the inner scan's
-        position and restores it for each repeat (btmarkpos, btrestrpos),
-        which re-reads a saved page or a page it has left."""
+        direction: the outer keys repeat, so unless the index is unique
+        (the join then knows one inner row per key) the join marks the
+        inner scan's position and restores it for each repeat (btmarkpos,
+        btrestrpos), which re-reads a saved page or a page it has left."""
         rng = self.rng
         k0 = ix.keys[0].col
         vals = k0.const_list(rng, rng.randint(3, 20))

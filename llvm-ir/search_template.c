@@ -2337,8 +2337,7 @@ static inline __attribute__((always_inline)) bool
 btjit_page_skip(bool *continuescan, ScanDirection dir, BtjitKeySkip *skip)
 {
 #if defined(BTJIT_READPAGE_SKIPS_PRECHECKED) || defined(BTJIT_READPAGE_SKIPS_STARTIKEY)
-	const BTReadPageState *pstate = (const BTReadPageState *)
-		((const char *) continuescan - offsetof(BTReadPageState, continuescan));
+	const BTReadPageState *pstate = BTJIT_READPAGE_STATE_OF(continuescan);
 #endif
 
 	skip->first = 0;

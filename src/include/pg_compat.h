@@ -73,6 +73,14 @@
 #else
 #define BTJIT_READPAGE_DIR(so, pstate)	((pstate)->dir)
 #endif
+/*
+ * The read state a continuescan pointer belongs to: the dispatcher always
+ * hands compiled code &pstate->continuescan (or that of verify's copy),
+ * and the compiled code and the declined callback find the state there.
+ */
+#define BTJIT_READPAGE_STATE_OF(continuescan) \
+	((BTReadPageState *) ((char *) (continuescan) - \
+						  offsetof(BTReadPageState, continuescan)))
 #endif
 
 /*

@@ -601,8 +601,7 @@ btjit_check_declined(void *scan, void *tuple, int tupnatts, int dir,
 {
 #if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
 	/* continuescan is a BTReadPageState's (btjit_dispatch_check) */
-	BTReadPageState *pstate = (BTReadPageState *)
-		((char *) continuescan - offsetof(BTReadPageState, continuescan));
+	BTReadPageState *pstate = BTJIT_READPAGE_STATE_OF(continuescan);
 
 	return btjit_module.stock_check((IndexScanDesc) scan, pstate, false,
 									(IndexTuple) tuple, tupnatts);

@@ -2441,11 +2441,11 @@ btjit_checkkeys(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 }
 
 /*
- * What the fast instance left: a key it does not compare inline, or a
- * tuple it declines.  The general instance starts over (it declines what
- * the fast one declines), and the server takes a declined tuple.  Out of
- * line, and with the entry's own arguments, so that the entry reaches it
- * by a jump and its fast path needs no frame.
+ * What the fast instance left to the general instance (result -2: a key it
+ * does not compare inline), which starts over; the server takes what that
+ * declines.  Out of line, and with the entry's own arguments, so that the
+ * entry reaches it by a jump and its fast path needs no frame (and it
+ * works the page's skip out again rather than take a seventh argument).
  */
 static __attribute__((noinline)) bool
 btjit_checkkeys_slow(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
@@ -2506,8 +2506,11 @@ btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 		counters[0]++;
 		return result != 0;
 	}
-	return btjit_checkkeys_slow((IndexScanDesc) scan, (IndexTuple) tuple,
-								tupnatts, (ScanDirection) dir, continuescan,
+	if (result == -2)
+		return btjit_checkkeys_slow((IndexScanDesc) scan, (IndexTuple) tuple,
+									tupnatts, (ScanDirection) dir,
+									continuescan, counters);
+	return btjit_check_declined(scan, tuple, tupnatts, dir, continuescan,
 								counters);
 #else
 	return btjit_check_declined(scan, tuple, tupnatts, dir, continuescan,

@@ -15,6 +15,7 @@
 # src/include/ holds the headers the products share.
 MODULE_big = btree_jit
 BINPATCH_OBJS = src/binpatch/locate.o src/binpatch/callconv.o \
+	src/binpatch/clobbers.o \
 	src/binpatch/refsweep.o src/binpatch/elf_image.o \
 	src/binpatch/messages.o src/binpatch/redirect.o src/binpatch/x86.o
 RUNTIME_OBJS = src/runtime/redirects.o src/runtime/dispatch.o \
@@ -119,7 +120,8 @@ uninstall-templates:
 # (and some it must refuse); see test/patcher/fake_server.c.
 PATCHER_FAKES = test/patcher/fake_fp test/patcher/fake_nofp_cet \
 	test/patcher/fake_endbr test/patcher/fake_swapped \
-	test/patcher/fake_addr_taken test/patcher/fake_extra_caller
+	test/patcher/fake_addr_taken test/patcher/fake_extra_caller \
+	test/patcher/fake_ipa_ra
 
 # The binary-analysis sources the patcher tests link (no PostgreSQL).
 PATCHER_SRCS = $(BINPATCH_OBJS:.o=.c)
@@ -152,6 +154,8 @@ test/patcher/fake_addr_taken: $(PATCHER_FAKE_SRC)
 	$(PATCHER_FAKE_CC) -fno-omit-frame-pointer -DFAKE_ADDR_TAKEN
 test/patcher/fake_extra_caller: $(PATCHER_FAKE_SRC)
 	$(PATCHER_FAKE_CC) -fno-omit-frame-pointer -DFAKE_EXTRA_CALLER
+test/patcher/fake_ipa_ra: $(PATCHER_FAKE_SRC)
+	$(PATCHER_FAKE_CC) -fno-omit-frame-pointer -DFAKE_IPA_RA
 
 # Unit tests of objload.c (linking cached objects without LLVM), on
 # fixture.c compiled in the code models it must link and one it must refuse.

@@ -6,7 +6,7 @@
  *
  * The bottom layer of the module, and the only public header of
  * src/binpatch/.  Nothing here depends on PostgreSQL headers: the locator
- * (locate.c, callconv.c, refsweep.c, elf_image.c, messages.c; private
+ * (locate.c, callconv.c, clobbers.c, refsweep.c, elf_image.c, messages.c;
  * header binpatch_int.h) and redirect.c, with their shared x86.c, are plain
  * C over ELF and Zydis, so that test/patcher can exercise them outside a
  * server.  Failures are reported as text in a caller-supplied buffer; the
@@ -43,20 +43,32 @@ typedef struct BtjitLocation
 	int			ncallsites;		/* direct calls/jumps to it found in .text */
 	uintptr_t	callsites[BTJIT_MAX_CALLSITES]; /* runtime addresses */
 	uintptr_t	load_bias;		/* where the binary is mapped */
-	uintptr_t	compare;		/* exported _bt_compare, or 0 */
-	size_t		compare_size;	/* its length, from its FDE */
-	uintptr_t	binsrch_insert; /* exported _bt_binsrch_insert, or 0 */
-	size_t		binsrch_insert_size;	/* its length, from its FDE */
-	uintptr_t	checkkeys;		/* exported _bt_checkkeys, or 0 */
-	size_t		checkkeys_size; /* its length, from its FDE */
+
+	/*
+	 * The exported functions the caller may redirect too: each one's
+	 * address and length (from its FDE), or 0 and 0 with the reason in its
+	 * refusal[] when it is not exported as a function or its callers are
+	 * not shown to expect only the ABI of it (clobbers.c).
+	 */
+	uintptr_t	compare;		/* exported _bt_compare */
+	size_t		compare_size;
+	char		compare_refusal[256];
+	uintptr_t	binsrch_insert; /* exported _bt_binsrch_insert */
+	size_t		binsrch_insert_size;
+	char		binsrch_insert_refusal[256];
+	uintptr_t	checkkeys;		/* exported _bt_checkkeys (up to 18) */
+	size_t		checkkeys_size;
+	char		checkkeys_refusal[256];
 	char		binary_path[256];	/* what /proc/self/exe pointed to */
 	char		build_id[64];	/* GNU build-id, hex, or "" if none */
-	char		evidence[1024]; /* human-readable summary of the proof */
+	char		evidence[2048]; /* human-readable summary of the proof */
 } BtjitLocation;
 
 /*
- * Find _bt_binsrch in the running binary and prove its calling convention.
- * Returns false, with the reason in why[], on any doubt.
+ * Find _bt_binsrch in the running binary and prove its calling convention,
+ * on its side (callconv.c) and its callers' (clobbers.c); the same callers'
+ * proof for the exported functions.  Returns false, with the reason in
+ * why[], on any doubt about _bt_binsrch.
  */
 extern bool btjit_locate_binsrch(BtjitLocateFault fault, BtjitLocation *loc,
 								 char *why, size_t whylen);

@@ -8,6 +8,8 @@
  *	locate.c	the policy: which function is _bt_binsrch, and what
  *				evidence is enough; the public entry points
  *	callconv.c	the calling-convention proof (data flow over the candidate)
+ *	clobbers.c	the callers' side of it: nothing expected of a redirected
+ *				function beyond the ABI
  *	refsweep.c	every relocation and code reference to the candidate
  *	elf_image.c	reading the ELF file, its symbols and .eh_frame extents
  *	messages.c	why the locator refuses (loc_fail), addresses by name
@@ -177,6 +179,10 @@ extern BTJIT_HIDDEN const Fde *fde_starting_at(const Image *img, uint64_t vaddr)
 /* callconv.c */
 extern BTJIT_HIDDEN bool prove_callconv(LocCtx *cx, uint64_t start, uint64_t end,
 										char *desc, size_t desclen);
+
+/* clobbers.c */
+extern BTJIT_HIDDEN bool prove_clobbers_all(LocCtx *cx, uint64_t fn, char *desc,
+											size_t desclen);
 
 /* refsweep.c */
 extern BTJIT_HIDDEN bool scan_relocs(LocCtx *cx, uint64_t cand, int *ntaken,

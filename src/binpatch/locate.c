@@ -30,6 +30,11 @@
  *	   jump or RIP-relative reference anywhere in the executable segments,
  *	   and every relocation that would store its address.  The references
  *	   must be exactly the two calls found in step 2.
+ *	6. Show that its callers expect of it no more than the ABI: it reaches
+ *	   an indirect call, so no compiler could have kept a value in a
+ *	   call-clobbered register across its call (clobbers.c).  The same is
+ *	   shown for each exported function the caller may redirect, and one
+ *	   that fails is reported as not to be redirected.
  *
  * All of this reads the in-memory code (load bias + vaddr), which is what
  * will run and what will be patched; the ELF tables come from the file.
@@ -37,9 +42,9 @@
  *
  * This file holds that policy (steps 1-3 and 5's verdict) and the public
  * entry points; the parts it relies on are in elf_image.c (the ELF file and
- * its .eh_frame extents), callconv.c (step 4) and refsweep.c (the
- * references of step 5), with messages.c for the reasons, sharing
- * binpatch_int.h.
+ * its .eh_frame extents), callconv.c (step 4), refsweep.c (the references
+ * of step 5) and clobbers.c (step 6), with messages.c for the reasons,
+ * sharing binpatch_int.h.
  *
  * Plain C over <elf.h> and Zydis, with no PostgreSQL headers, so that
  * test/patcher can run it against any server binary outside a server.
@@ -212,6 +217,7 @@ typedef struct Ident
 	uint64_t	cand;			/* the candidate's vaddr */
 	const Fde  *cf;				/* its extent */
 	char		proof[512];		/* what callconv.c showed */
+	char		clobbers[256];	/* what clobbers.c showed */
 	int			ntaken;			/* relocations storing its address */
 	size_t		nrelocs;
 	Ref			refs[MAX_REFS]; /* code references to it */
@@ -445,11 +451,46 @@ exported_extent(LocCtx *cx, const char *name, uintptr_t *addr, size_t *size)
 	*size = f->end - f->start;
 }
 
+/*
+ * An exported function the caller may redirect: its extent, and the proof
+ * of step 6 for it, whose chain is appended to the evidence text; else 0
+ * and 0, and why in refusal[].
+ */
+static void
+exported_target(LocCtx *cx, const char *name, uintptr_t *addr, size_t *size,
+				char *refusal, size_t refusallen, BtjitLocation *loc)
+{
+	char	   *why = cx->why;
+	size_t		whylen = cx->whylen;
+	bool		failed = cx->failed;
+	char		chain[256];
+
+	exported_extent(cx, name, addr, size);
+	if (*addr == 0)
+	{
+		snprintf(refusal, refusallen, "%s is not exported as a function with unwind information", name);
+		return;
+	}
+	/* a refusal here is this function's, not the locator's */
+	cx->why = refusal;
+	cx->whylen = refusallen;
+	cx->failed = false;
+	if (prove_clobbers_all(cx, *addr - cx->img.bias, chain, sizeof(chain)))
+		buf_append(loc->evidence, sizeof(loc->evidence), "; %s %s", name, chain);
+	else
+	{
+		*addr = 0;
+		*size = 0;
+	}
+	cx->why = why;
+	cx->whylen = whylen;
+	cx->failed = failed;
+}
+
 /* The result, in runtime addresses */
 static void
 fill_location(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 {
-	const Fde  *cmpf;
 	int			i;
 
 	loc->binsrch = cx->img.bias + id->cand;
@@ -459,20 +500,23 @@ fill_location(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 		loc->callsites[i] = cx->img.bias + id->refs[i].site;
 	loc->load_bias = cx->img.bias;
 	snprintf(loc->build_id, sizeof(loc->build_id), "%s", cx->img.build_id);
+}
 
-	/*
-	 * _bt_compare is exported, so its calling convention is its public
-	 * prototype; report its extent for the caller to redirect it too.
-	 */
-	cmpf = fde_starting_at(&cx->img, cx->bt_compare);
-	loc->compare = cmpf ? cx->img.bias + cx->bt_compare : 0;
-	loc->compare_size = cmpf ? cmpf->end - cmpf->start : 0;
-
-	/* _bt_binsrch_insert and _bt_checkkeys likewise, if exported */
-	exported_extent(cx, "_bt_binsrch_insert", &loc->binsrch_insert,
-					&loc->binsrch_insert_size);
-	exported_extent(cx, "_bt_checkkeys", &loc->checkkeys,
-					&loc->checkkeys_size);
+/*
+ * The exported functions, after the evidence text for _bt_binsrch: each is
+ * exported, so its own side of the calling convention is its prototype;
+ * its callers' side is step 6.
+ */
+static void
+fill_exported(LocCtx *cx, BtjitLocation *loc)
+{
+	exported_target(cx, "_bt_compare", &loc->compare, &loc->compare_size,
+					loc->compare_refusal, sizeof(loc->compare_refusal), loc);
+	exported_target(cx, "_bt_binsrch_insert", &loc->binsrch_insert,
+					&loc->binsrch_insert_size, loc->binsrch_insert_refusal,
+					sizeof(loc->binsrch_insert_refusal), loc);
+	exported_target(cx, "_bt_checkkeys", &loc->checkkeys, &loc->checkkeys_size,
+					loc->checkkeys_refusal, sizeof(loc->checkkeys_refusal), loc);
 }
 
 /* The evidence text for the status row: what each step found */
@@ -498,9 +542,9 @@ write_evidence(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 	for (i = 0; i < id->nrefs; i++)
 		buf_append(ev, evlen, "%scall@%s", i ? ", " : "",
 				   addr_name(cx, id->refs[i].site, nb, sizeof(nb)));
-	buf_append(ev, evlen, " only (swept %#llx code bytes, %d filter hits; %zu relocations, none to it); build-id %.12s",
+	buf_append(ev, evlen, " only (swept %#llx code bytes, %d filter hits; %zu relocations, none to it); callers: it %s; build-id %.12s",
 			   (unsigned long long) id->nbytes, id->nhits, id->nrelocs,
-			   cx->img.build_id[0] ? cx->img.build_id : "none");
+			   id->clobbers, cx->img.build_id[0] ? cx->img.build_id : "none");
 }
 
 /*
@@ -537,8 +581,13 @@ locate_common(LocCtx *cx, BtjitLocation *loc)
 		!check_references(cx, id))
 		goto done;
 
+	/* step 6: its callers expect of it no more than the ABI */
+	if (!prove_clobbers_all(cx, id->cand, id->clobbers, sizeof(id->clobbers)))
+		goto done;
+
 	fill_location(cx, id, loc);
 	write_evidence(cx, id, loc);
+	fill_exported(cx, loc);
 	ok = true;
 
 done:

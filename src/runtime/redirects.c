@@ -38,8 +38,9 @@ typedef struct BtjitExportedTarget
 } BtjitExportedTarget;
 
 /*
- * _bt_compare is exported: its calling convention is its prototype.
- * Redirecting it lets the comparisons outside _bt_binsrch (_bt_moveright's
+ * _bt_compare is exported: its side of the calling convention is its
+ * prototype (its callers', for those compiled with its body in view, is
+ * the locator's step 6).  Redirecting it lets the comparisons outside _bt_binsrch (_bt_moveright's
  * high-key checks, unique checks) use compiled code too.
  * _bt_binsrch_insert is exported too, and its callers in the server
  * (_bt_findinsertloc, _bt_check_unique) call the exported entry: the leaf
@@ -67,11 +68,15 @@ static const BtjitExportedTarget btjit_exported_targets[] = {
 #define BTJIT_CHECKKEYS_NOT_REDIRECTED "; scan-key checks are the server's (_bt_checkkeys is static in 19, inside _bt_readpage: not redirected)"
 #endif
 
-/* Where the locator found a target, and its length (0, 0: not found). */
+/*
+ * Where the locator found a target, and its length; 0 and 0, with the
+ * locator's reason in *refusal, when it is not to be redirected.
+ */
 static void
 btjit_target_extent(const BtjitLocation *loc, BtjitTarget target,
-					uintptr_t *addr, size_t *size)
+					uintptr_t *addr, size_t *size, const char **refusal)
 {
+	*refusal = "the locator does not know it";
 	switch (target)
 	{
 		case BTJIT_TARGET_BINSRCH:
@@ -81,14 +86,17 @@ btjit_target_extent(const BtjitLocation *loc, BtjitTarget target,
 		case BTJIT_TARGET_COMPARE:
 			*addr = loc->compare;
 			*size = loc->compare_size;
+			*refusal = loc->compare_refusal;
 			return;
 		case BTJIT_TARGET_INSERT:
 			*addr = loc->binsrch_insert;
 			*size = loc->binsrch_insert_size;
+			*refusal = loc->binsrch_insert_refusal;
 			return;
 		case BTJIT_TARGET_CHECKKEYS:
 			*addr = loc->checkkeys;
 			*size = loc->checkkeys_size;
+			*refusal = loc->checkkeys_refusal;
 			return;
 		case BTJIT_NTARGETS:
 			break;
@@ -178,9 +186,10 @@ btjit_redirect_binsrch(void *replacement, BtjitStartupFault fault)
 }
 
 /*
- * Redirect one exported function (its calling convention is its
- * prototype).  False, with one LOG line saying what then runs, if its
- * extent is unknown or the detour fails.
+ * Redirect one exported function (its side of the calling convention is
+ * its prototype, its callers' side the locator's step 6).  False, with one
+ * LOG line saying what then runs, if the locator refused it or the detour
+ * fails.
  */
 static bool
 btjit_redirect_exported(const BtjitExportedTarget *t, void *replacement)
@@ -188,9 +197,11 @@ btjit_redirect_exported(const BtjitExportedTarget *t, void *replacement)
 	char		why[512];
 	uintptr_t	addr;
 	size_t		size;
+	const char *refusal;
 	BtjitDetour *detour = &btjit_module.detours[t->target];
 
-	btjit_target_extent(&btjit_module.location, t->target, &addr, &size);
+	btjit_target_extent(&btjit_module.location, t->target, &addr, &size,
+						&refusal);
 	if (addr != 0 &&
 		btjit_detour_install((void *) addr, size, replacement, detour,
 							 why, sizeof(why)))
@@ -200,7 +211,7 @@ btjit_redirect_exported(const BtjitExportedTarget *t, void *replacement)
 	}
 	ereport(LOG,
 			(errmsg("btree_jit: %s not redirected: %s", t->name,
-					addr != 0 ? why : "its extent is unknown"),
+					addr != 0 ? why : refusal),
 			 errdetail("%s", t->consequence)));
 	return false;
 }

@@ -12,7 +12,8 @@
  * one on _bt_binsrch itself, see below), and broken on
  * purpose (-DFAKE_SWAPPED: arguments in another order, as a gcc clone
  * might have them; -DFAKE_ADDR_TAKEN: address stored in a pointer;
- * -DFAKE_EXTRA_CALLER: a third caller).  These binaries are not stripped,
+ * -DFAKE_EXTRA_CALLER: a third caller; -DFAKE_IPA_RA: no indirect call
+ * below it).  These binaries are not stripped,
  * so test_patcher can read the true address of _bt_binsrch from .symtab.
  *
  * Run as "fake_server --self", it locates its own _bt_binsrch through
@@ -73,10 +74,13 @@ OffsetNumber _bt_binsrch(Relation rel, BTScanInsert key, Buffer buf);
 
 /*
  * The comparator is called through a pointer, as the real _bt_compare calls
- * FunctionCall2Coll: gcc then cannot assume (-fipa-ra) that calling
- * _bt_compare leaves any argument register intact, which the real build
- * cannot either.  The locator's proof follows the ABI and would rightly
- * refuse a build that relied on such knowledge.
+ * FunctionCall2Coll, which calls the proc through one: gcc then cannot
+ * assume (-fipa-ra) that calling _bt_compare leaves any call-clobbered
+ * register intact, which is what the locator's step 6 shows.  The call is
+ * not a tail call (a jump through a register, which the locator does not
+ * take for a call).  -DFAKE_IPA_RA compares in place instead: a leaf whose
+ * callers the compiler may build to rely on its register use, which the
+ * locator must refuse.
  */
 static int
 int_cmp(int a, int b)
@@ -91,9 +95,22 @@ KEEP int
 _bt_compare(Relation rel, BTScanInsert key, char *page, OffsetNumber off)
 {
 	const int  *p = (const int *) page;
+	int			result;
 
 	(void) rel;
-	return comparator(key->key, p[off]);
+#ifdef FAKE_IPA_RA
+	result = int_cmp(key->key, p[off]);
+	/*
+	 * Said to change every call-clobbered general register, so that the
+	 * caller keeps nothing in one (else step 4 refuses first): only step 6
+	 * can refuse.
+	 */
+	__asm__ volatile ("":::"rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11");
+#else
+	result = comparator(key->key, p[off]);
+	__asm__ volatile ("":::"memory");
+#endif
+	return result;
 }
 
 #ifdef FAKE_SWAPPED

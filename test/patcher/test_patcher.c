@@ -968,6 +968,7 @@ fake_tests(void)
 	fake_bad("fake_swapped", "rdi is not shown to be the entry rdi");
 	fake_bad("fake_addr_taken", "is taken");
 	fake_bad("fake_extra_caller", "also reached by a call");
+	fake_bad("fake_ipa_ra", "reaches no indirect call");
 }
 
 /* ----------------------------------------------------------------
@@ -1439,6 +1440,23 @@ server_tests(const char *path, const char *label, bool is_primary)
 	check(loc.binsrch > m.base && loc.binsrch < m.base + m.span && loc.load_bias == m.base &&
 		  loc.ncallsites >= 2 && loc.binsrch_size > 16,
 		  "%s: result in the mapping, %d call sites, %zu bytes", label, loc.ncallsites, loc.binsrch_size);
+	/* step 6, on the callers' side: each function reaches an indirect call */
+	check(strstr(loc.evidence, "; callers: it reaches an indirect call via ") != NULL,
+		  "%s: no caller of _bt_binsrch may expect less of it than the ABI", label);
+	check(loc.compare != 0 && loc.compare_refusal[0] == '\0' &&
+		  strstr(loc.evidence, "; _bt_compare reaches an indirect call") != NULL,
+		  "%s: nor of _bt_compare: %s", label,
+		  loc.compare_refusal[0] ? loc.compare_refusal : "shown");
+	check(loc.binsrch_insert != 0 && loc.binsrch_insert_refusal[0] == '\0' &&
+		  strstr(loc.evidence, "; _bt_binsrch_insert reaches an indirect call") != NULL,
+		  "%s: nor of _bt_binsrch_insert: %s", label,
+		  loc.binsrch_insert_refusal[0] ? loc.binsrch_insert_refusal : "shown");
+	check((loc.checkkeys != 0 && loc.checkkeys_refusal[0] == '\0' &&
+		   strstr(loc.evidence, "; _bt_checkkeys reaches an indirect call") != NULL) ||
+		  (loc.checkkeys == 0 && sym_value(path, "_bt_checkkeys", SHT_DYNSYM) == 0 &&
+		   strstr(loc.checkkeys_refusal, "is not exported") != NULL),
+		  "%s: nor of _bt_checkkeys, where it is exported: %s", label,
+		  loc.checkkeys_refusal[0] ? loc.checkkeys_refusal : "shown");
 
 	kb = known_build(loc.build_id);
 	if (kb != NULL)

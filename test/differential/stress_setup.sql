@@ -173,7 +173,7 @@ DECLARE
     k int := (power(random(), 3) * 2000)::int;
     w int := (random() * 50)::int;
 BEGIN
-    RETURN CASE (random() * 11)::int
+    RETURN CASE (random() * 13)::int
         WHEN 0 THEN format('SELECT id, k, t FROM s_a WHERE k = %s', k)
         WHEN 1 THEN format('SELECT id FROM s_a WHERE k BETWEEN %s AND %s', k, k + w)
         WHEN 2 THEN format('SELECT id, g, k, v FROM s_a WHERE g = %s AND k > %s', w, k)
@@ -185,6 +185,13 @@ BEGIN
         WHEN 8 THEN format('SELECT a, b, c FROM s_b WHERE a IN (%s, %s, %s)', k, k + 1, w)
         WHEN 9 THEN format('SELECT count(*) FROM s_a WHERE g IS NULL AND k < %s', k)
         WHEN 10 THEN format('SELECT id, k FROM s_a WHERE k < %s ORDER BY k DESC, t, id LIMIT 15', k)
+        -- "as of": the newest row of key k at or before an instant (s_a_k_t
+        -- forward, LIMIT 1, int4 and int8 keys), and the oldest at or after
+        -- one, index-only (s_a_k_t backward)
+        WHEN 11 THEN format('SELECT id, t FROM s_a WHERE k = %s%s AND t <= ''2020-01-01''::timestamptz + %s * interval ''1 day'' ORDER BY k, t DESC LIMIT 1',
+                            k, CASE WHEN w % 2 = 0 THEN '::int8' ELSE '' END, w * 3)
+        WHEN 12 THEN format('SELECT k, t FROM s_a WHERE k = %s AND t >= ''2020-01-01''::timestamptz + %s * interval ''1 day'' ORDER BY k DESC, t LIMIT 1',
+                            k, w * 3)
         ELSE format('SELECT d, c, a FROM s_b WHERE d AND c > %s ORDER BY d, c DESC, a LIMIT 25', k * 1000000)
     END;
 END $$;

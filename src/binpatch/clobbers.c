@@ -18,9 +18,10 @@
  * (_bt_compare from _bt_binsrch and _bt_moveright): the server is an
  * executable, so its functions cannot be interposed.
  *
- * The proof: the function reaches, through direct calls and jumps, an
- * indirect call (a call through a register or memory, or a jump through a
- * GOT slot, as a PLT entry makes).  No compiler can know what an indirect
+ * The proof: the function reaches, through direct calls and jumps
+ * (branches into another body included: gcc's .cold parts), an indirect
+ * call (a call through a register or memory, or a jump through a GOT
+ * slot, as a PLT entry makes).  No compiler can know what an indirect
  * call runs, so it must assume that the function changes every
  * call-clobbered register and needs the ABI's alignment; then every
  * caller treats a call of it as a call of an unknown function, which is
@@ -53,6 +54,7 @@ typedef struct Reached
 	uint64_t	start;			/* where it was entered */
 	uint64_t	fde_start;		/* its extent */
 	uint64_t	fde_end;
+	bool		stub;			/* no FDE: only its first straight line */
 	int			depth;			/* direct calls or jumps from the root */
 	int			parent;			/* index in the search, -1 for the root */
 } Reached;
@@ -66,10 +68,13 @@ typedef struct ClobberSearch
 /*
  * The extent to decode for a call or jump target: the FDE that contains it,
  * or, outside every FDE (a PLT entry without unwind information), a few
- * bytes from the target itself.  False if the target is not code.
+ * bytes from the target itself, of which only the instructions up to the
+ * first that does not fall through count (*stub): past it may lie another
+ * function.  False if the target is not code.
  */
 static bool
-target_extent(LocCtx *cx, uint64_t t, uint64_t *start, uint64_t *end)
+target_extent(LocCtx *cx, uint64_t t, uint64_t *start, uint64_t *end,
+			  bool *stub)
 {
 	ssize_t		fi = fde_le(&cx->img, t);
 
@@ -77,10 +82,12 @@ target_extent(LocCtx *cx, uint64_t t, uint64_t *start, uint64_t *end)
 	{
 		*start = cx->img.fde[fi].start;
 		*end = cx->img.fde[fi].end;
+		*stub = false;
 		return code_at(&cx->img, *start, *end - *start) != NULL;
 	}
 	*start = t;
 	*end = t + CLOBBER_STUB_BYTES;
+	*stub = true;
 	return code_at(&cx->img, *start, CLOBBER_STUB_BYTES) != NULL;
 }
 
@@ -90,9 +97,10 @@ reach(LocCtx *cx, ClobberSearch *s, uint64_t t, int depth, int parent)
 {
 	uint64_t	start;
 	uint64_t	end;
+	bool		stub;
 	int			i;
 
-	if (!target_extent(cx, t, &start, &end))
+	if (!target_extent(cx, t, &start, &end, &stub))
 		return true;			/* not code we can read: no evidence */
 	for (i = 0; i < s->n; i++)
 		if (s->r[i].fde_start == start)
@@ -102,6 +110,7 @@ reach(LocCtx *cx, ClobberSearch *s, uint64_t t, int depth, int parent)
 	s->r[s->n].start = t;
 	s->r[s->n].fde_start = start;
 	s->r[s->n].fde_end = end;
+	s->r[s->n].stub = stub;
 	s->r[s->n].depth = depth;
 	s->r[s->n].parent = parent;
 	s->n++;
@@ -221,13 +230,17 @@ prove_clobbers_all(LocCtx *cx, uint64_t fn, char *desc, size_t desclen)
 				free(s);
 				return true;
 			}
+			/* calls, tail jumps, and branches into a .cold part */
 			if ((zi.mnemonic == ZYDIS_MNEMONIC_CALL ||
-				 zi.mnemonic == ZYDIS_MNEMONIC_JMP) &&
+				 zi.mnemonic == ZYDIS_MNEMONIC_JMP ||
+				 zi.meta.category == ZYDIS_CATEGORY_COND_BR) &&
 				x86_rel_target(&zi, addr, &t) &&
 				(t < r->fde_start || t >= r->fde_end) &&
 				r->depth < CLOBBER_MAX_DEPTH &&
 				!reach(cx, s, t, r->depth + 1, i))
 				break;			/* the search is full */
+			if (r->stub && x86_is_uncond_end(&zi))
+				break;
 			addr += zi.length;
 		}
 	}

@@ -40,8 +40,9 @@ typedef struct BtjitExportedTarget
 /*
  * _bt_compare is exported: its side of the calling convention is its
  * prototype (its callers', for those compiled with its body in view, is
- * the locator's step 6).  Redirecting it lets the comparisons outside _bt_binsrch (_bt_moveright's
- * high-key checks, unique checks) use compiled code too.
+ * the locator's step 6).  Redirecting it lets the comparisons outside
+ * _bt_binsrch (_bt_moveright's high-key checks, unique checks) use
+ * compiled code too.
  * _bt_binsrch_insert is exported too, and its callers in the server
  * (_bt_findinsertloc, _bt_check_unique) call the exported entry: the leaf
  * search of every insertion then runs compiled code.  _bt_checkkeys is

@@ -15,7 +15,7 @@
 # src/include/ holds the headers the products share.
 MODULE_big = btree_jit
 BINPATCH_OBJS = src/binpatch/locate.o src/binpatch/callconv.o \
-	src/binpatch/clobbers.o \
+	src/binpatch/clobbers.o src/binpatch/readpage.o \
 	src/binpatch/refsweep.o src/binpatch/elf_image.o \
 	src/binpatch/messages.o src/binpatch/redirect.o src/binpatch/x86.o
 RUNTIME_OBJS = src/runtime/redirects.o src/runtime/dispatch.o \

@@ -83,6 +83,26 @@ extern bool btjit_locate_binsrch_at(const char *path, uintptr_t load_bias,
 									BtjitLocateFault fault, BtjitLocation *loc,
 									char *why, size_t whylen);
 
+/*
+ * Where _bt_readpage is (readpage.c): identified, its references checked,
+ * its callers shown to expect only the ABI of it.  Its own calling
+ * convention is not proven yet: nothing may redirect it on this alone.
+ */
+typedef struct BtjitReadpageLocation
+{
+	uintptr_t	readpage;		/* runtime address */
+	size_t		readpage_size;	/* from its FDE */
+	bool		exported;		/* 19 on */
+	int			ncallsites;
+	uintptr_t	callsites[BTJIT_MAX_CALLSITES];
+	char		evidence[512];
+} BtjitReadpageLocation;
+
+/* Find _bt_readpage in a binary the caller has mapped (as _at above) */
+extern bool btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
+									 BtjitReadpageLocation *rp,
+									 char *why, size_t whylen);
+
 /* An installed entry detour. */
 typedef struct BtjitDetour
 {

@@ -1018,6 +1018,9 @@ typedef struct KnownBuild
 	size_t		checkkeys_patch[2];
 	const Mutation *mutations;
 	int			nmutations;
+	uint64_t	readpage;		/* _bt_readpage (readpage.c) */
+	size_t		readpage_size;
+	int			readpage_calls;
 } KnownBuild;
 
 /* Debian 12's 15.18 */
@@ -1152,22 +1155,22 @@ static const KnownBuild known_builds[] = {
 	{"15.18-0+deb12u1", "44c007cfee140e4c25e8a434008096828e70a92c",
 		0x1b7cd0, 0x105, {0x1b8032, 0x1b902d}, 0x1b7970, 0x35f, {0, 6}, {0, 7}, 1,
 		0x1b81e0, {0, 6}, 0x1bd840, {0, 6},
-	mutations_15_18, LENGTHOF(mutations_15_18)},
+	mutations_15_18, LENGTHOF(mutations_15_18), 0x1b68e0, 0x638, 4},
 	{"15.20-0+deb12u1", "a6ade789dddc8ae8e6d07de24f7f2c32d0f38b1d",
 		0x1bc190, 0x105, {0, 0}, 0, 0, {0, 0}, {0, 0}, 0, 0, {0, 0}, 0, {0, 0}, NULL, 0},
 	{"17.12-0+deb13u1", "f7eaccb57ea91e4f0e07a11e45c65a199f347ace",
 		0x1d8140, 0x11e, {0x1d8462, 0x1d9606}, 0x1d7dc0, 0x379, {0, 6}, {4, 7}, 2,
 		0x1d85a0, {4, 6}, 0x1e0240, {4, 5},
-	mutations_17_12, LENGTHOF(mutations_17_12)},
+	mutations_17_12, LENGTHOF(mutations_17_12), 0x1d6d20, 0x8ab, 4},
 	{"18.6-3", "ad42a79eac3bca7a8c2cd9449bb9a7763c04b37b",
 		0x1ead20, 0x145, {0x1eb074, 0x1ebed6}, 0x1ea960, 0x3ba, {0, 8}, {4, 7}, 1,
 		0x1eb1c0, {4, 8}, 0x1f1990, {4, 5},
-	mutations_18_6, LENGTHOF(mutations_18_6)},
+	mutations_18_6, LENGTHOF(mutations_18_6), 0x1e9880, 0x9d3, 3},
 	/* _bt_checkkeys is static in 19 (nbtreadpage.c): no extent, no detour */
 	{"19~rc1-1", "19178757dfc7f89b76e966ecf78d867925d3ba13",
 		0x1faa00, 0x145, {0x1fad31, 0x1fbd3d}, 0x1fa640, 0x3b1, {0, 8}, {4, 7}, 1,
 		0x1faf00, {4, 8}, 0, {0, 0},
-	mutations_19_rc1, LENGTHOF(mutations_19_rc1)},
+	mutations_19_rc1, LENGTHOF(mutations_19_rc1), 0x1f7890, 0xa29, 3},
 };
 
 static const KnownBuild *
@@ -1440,6 +1443,25 @@ server_tests(const char *path, const char *label, bool is_primary)
 	check(loc.binsrch > m.base && loc.binsrch < m.base + m.span && loc.load_bias == m.base &&
 		  loc.ncallsites >= 2 && loc.binsrch_size > 16,
 		  "%s: result in the mapping, %d call sites, %zu bytes", label, loc.ncallsites, loc.binsrch_size);
+	/* _bt_readpage: found, its references and callers checked */
+	{
+		BtjitReadpageLocation rp;
+		char		rwhy[512];
+		const KnownBuild *rkb = known_build(loc.build_id);
+		bool		rok = btjit_locate_readpage_at(path, m.base, &rp, rwhy, sizeof(rwhy));
+
+		if (check(rok, "%s: _bt_readpage located: %s", label, rok ? rp.evidence : rwhy))
+			printf("# readpage evidence: %s\n", rp.evidence);
+		if (rok && rkb != NULL && rkb->readpage != 0)
+			check(rp.readpage - m.base == rkb->readpage &&
+				  rp.readpage_size == rkb->readpage_size &&
+				  rp.ncallsites == rkb->readpage_calls,
+				  "%s: _bt_readpage is postgres+%#lx, %#zx bytes, %d call sites (found +%#lx, %#zx, %d)",
+				  rkb->name, (unsigned long) rkb->readpage, rkb->readpage_size,
+				  rkb->readpage_calls, (unsigned long) (rp.readpage - m.base),
+				  rp.readpage_size, rp.ncallsites);
+	}
+
 	/* step 6, on the callers' side: each function reaches an indirect call */
 	check(strstr(loc.evidence, "; callers: it reaches an indirect call via ") != NULL,
 		  "%s: no caller of _bt_binsrch may expect less of it than the ABI", label);

@@ -84,9 +84,27 @@ extern bool btjit_locate_binsrch_at(const char *path, uintptr_t load_bias,
 									char *why, size_t whylen);
 
 /*
+ * What the server headers say of _bt_readpage and _bt_checkkeys, for the
+ * proof that the binary's _bt_readpage takes the same arguments: the
+ * caller knows them (it was built against those headers), this layer
+ * does not.
+ */
+typedef struct BtjitReadpageSignature
+{
+	int			nargs;			/* 3: (scan, dir, offnum) on 15; 4: with
+								 * firstPage, 17 on */
+	int			checkkeys_frame_arg;	/* the argument of _bt_checkkeys that
+										 * points at the reader's own object:
+										 * 4 (bool *continuescan, 15), 1
+										 * (BTReadPageState *, 17 on) */
+	size_t		checkkeys_frame_size;	/* the size of that object */
+} BtjitReadpageSignature;
+
+/*
  * Where _bt_readpage is (readpage.c): identified, its references checked,
- * its callers shown to expect only the ABI of it.  Its own calling
- * convention is not proven yet: nothing may redirect it on this alone.
+ * its callers shown to expect only the ABI of it, and its own calling
+ * convention shown to be the signature's (from 19 on it is exported, and
+ * its prototype is its convention).
  */
 typedef struct BtjitReadpageLocation
 {
@@ -95,11 +113,12 @@ typedef struct BtjitReadpageLocation
 	bool		exported;		/* 19 on */
 	int			ncallsites;
 	uintptr_t	callsites[BTJIT_MAX_CALLSITES];
-	char		evidence[512];
+	char		evidence[1024];
 } BtjitReadpageLocation;
 
 /* Find _bt_readpage in a binary the caller has mapped (as _at above) */
 extern bool btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
+									 const BtjitReadpageSignature *sig,
 									 BtjitReadpageLocation *rp,
 									 char *why, size_t whylen);
 

@@ -10,7 +10,8 @@
  *	callconv.c	the calling-convention proof (data flow over the candidate)
  *	clobbers.c	the callers' side of it: nothing expected of a redirected
  *				function beyond the ABI
- *	readpage.c	finding _bt_readpage (not yet redirected)
+ *	readpage.c	finding _bt_readpage and proving its convention (not yet
+ *				redirected)
  *	refsweep.c	every relocation and code reference to the candidate
  *	elf_image.c	reading the ELF file, its symbols and .eh_frame extents
  *	messages.c	why the locator refuses (loc_fail), addresses by name
@@ -180,6 +181,27 @@ extern BTJIT_HIDDEN const Fde *fde_starting_at(const Image *img, uint64_t vaddr)
 /* callconv.c */
 extern BTJIT_HIDDEN bool prove_callconv(LocCtx *cx, uint64_t start, uint64_t end,
 										char *desc, size_t desclen);
+
+/*
+ * What prove_readpage_callconv is told of _bt_readpage and of the exported
+ * function that witnesses its first argument (_bt_checkkeys): from the
+ * server headers the caller was built against, never from the binary.
+ */
+typedef struct ReadpageProto
+{
+	int			nargs;			/* integer arguments: 3 (15) or 4 (17 on) */
+	uint64_t	witness;		/* _bt_checkkeys: its first argument is scan */
+	uint64_t	frame_callee;	/* another function given the same object
+								 * (18's _bt_set_startikey), or 0 */
+	int			frame_arg;		/* which of their arguments may point into the
+								 * caller's frame (continuescan, pstate) */
+	int32_t		frame_size;		/* ... and how many bytes they may write there */
+} ReadpageProto;
+
+extern BTJIT_HIDDEN bool prove_readpage_callconv(LocCtx *cx, uint64_t start,
+												 uint64_t end,
+												 const ReadpageProto *proto,
+												 char *desc, size_t desclen);
 
 /* clobbers.c */
 extern BTJIT_HIDDEN bool prove_clobbers_all(LocCtx *cx, uint64_t fn, char *desc,

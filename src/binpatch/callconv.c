@@ -1,21 +1,30 @@
 /*-------------------------------------------------------------------------
  *
  * callconv.c
- *	  The calling-convention proof: show, by a forward data-flow analysis
- *	  over the candidate's decoded body, that it is
- *	  (Relation, BTScanInsert, Buffer) -> OffsetNumber as _bt_binsrch is.
+ *	  The calling-convention proofs: show, by a forward data-flow analysis
+ *	  over a candidate's decoded body, that it takes its arguments as the
+ *	  prototype says.
  *
- * At each call to _bt_compare, rdi and rsi must still hold the values they
- * had on entry, and rdx must be a page address derived from the 32-bit
- * entry edx through BufferBlocks or LocalBufferBlockPointers (the
- * BufferGetPage expansion).  gcc may clone static functions with changed
- * arguments (.isra, .constprop); a clone fails this proof.  The analysis
- * runs in four steps: decode the body, find its basic blocks, iterate to
- * a fixpoint, then check the obligations on the final states.
+ * _bt_binsrch (prove_callconv): at each call to _bt_compare, rdi and rsi
+ * must still hold the values they had on entry, and rdx must be a page
+ * address derived from the 32-bit entry edx through BufferBlocks or
+ * LocalBufferBlockPointers (the BufferGetPage expansion).
+ *
+ * _bt_readpage (prove_readpage_callconv): at each call to _bt_checkkeys
+ * rdi must still be the entry rdi, every argument register of the
+ * signature must be read before it is written and no other one may be
+ * (src/README, "Finding _bt_readpage").
+ *
+ * gcc may clone static functions with changed arguments (.isra,
+ * .constprop); a clone fails these proofs.  The analysis runs in four
+ * steps: decode the body, find its basic blocks, iterate to a fixpoint,
+ * then check the obligations on the final states.  Frame addresses are
+ * followed to where they escape (src/README, "What the data flow assumes
+ * of the stack").
  *
  * Plain C over Zydis, no PostgreSQL headers (see binpatch.h).
  *
- * src/callconv.c
+ * src/binpatch/callconv.c
  *
  *-------------------------------------------------------------------------
  */
@@ -43,6 +52,7 @@ typedef enum AbsKind
 	AV_ARG0,					/* entry rdi, unchanged (Relation) */
 	AV_ARG1,					/* entry rsi, unchanged (BTScanInsert) */
 	AV_ARG2,					/* entry rdx (Buffer in edx) */
+	AV_ARG3,					/* entry rcx, where it is an argument */
 	AV_NOARG,					/* entry rcx/r8/r9: not an argument */
 	AV_ENTRY,					/* caller's value of a register (rax, callee-saved) */
 	AV_STACK					/* entry rsp + off */
@@ -53,6 +63,7 @@ typedef enum AbsKind
 								 * LocalBufferBlockPointers */
 #define T_BB		0x04		/* may: from BufferBlocks */
 #define T_LBP		0x08		/* may: from LocalBufferBlockPointers */
+#define T_FRAME		0x10		/* may: a frame address, on some path */
 #define T_MUST		(T_BUF | T_PAGEBASE)
 
 #define DEF_MIXED	UINT64_MAX	/* defined by different instructions */
@@ -96,6 +107,15 @@ typedef struct DecInsn
 	bool		has_target;
 } DecInsn;
 
+/* Which function's convention a proof shows */
+typedef enum CallconvShape
+{
+	CC_BINSRCH,					/* (Relation, BTScanInsert, Buffer) */
+	CC_READPAGE					/* (IndexScanDesc, ScanDirection, OffsetNumber
+								 * [, bool]) */
+} CallconvShape;
+
+/* A call to the witness function (_bt_compare, _bt_checkkeys) */
 typedef struct CompareCall
 {
 	uint64_t	site;
@@ -108,6 +128,13 @@ typedef struct CompareCall
 typedef struct Proof
 {
 	LocCtx	   *cx;
+	CallconvShape shape;
+	int			nargs;			/* integer argument registers on entry */
+	uint64_t	witness;		/* the function whose calls are checked */
+	uint64_t	frame_callee;	/* given the same frame object, or 0 */
+	int			frame_arg;		/* their argument that may point into our frame */
+	int32_t		frame_size;		/* ... and the bytes they may write there */
+	bool		arg_read[6];	/* entry argument register read before written */
 	uint64_t	start;
 	uint64_t	end;
 	DecInsn    *insn;
@@ -173,8 +200,18 @@ av_join(AbsVal a, AbsVal b)
 	}
 	else
 		r.kind = AV_OTHER;
+	/* a frame address on one path only: the result may be one */
+	if (r.kind != AV_STACK && (a.kind == AV_STACK || b.kind == AV_STACK))
+		r.taint |= T_FRAME;
 	r.def = (a.def == b.def) ? a.def : DEF_MIXED;
 	return r;
+}
+
+/* Might v be an address in our frame? */
+static bool
+may_be_frame(AbsVal v)
+{
+	return v.kind == AV_STACK || (v.taint & T_FRAME) != 0;
 }
 
 /* Are two abstract values the same (for the fixpoint test)? */
@@ -185,12 +222,13 @@ av_equal(AbsVal a, AbsVal b)
 }
 
 /*
- * The state at the candidate's entry: rdi, rsi, rdx are the three
- * arguments, rcx/r8/r9 are not arguments, rsp is the entry stack pointer,
- * everything else holds the caller's values.
+ * The state at the candidate's entry: rdi, rsi, rdx (and rcx where the
+ * prototype has four) are the arguments, the rest of rcx/r8/r9 are not,
+ * rsp is the entry stack pointer, everything else holds the caller's
+ * values.
  */
 static void
-flow_entry_state(FlowState *st)
+flow_entry_state(const Proof *pf, FlowState *st)
 {
 	int			i;
 
@@ -200,11 +238,26 @@ flow_entry_state(FlowState *st)
 		st->reg[i] = av_make(AV_ENTRY, 0, 0);
 	st->reg[R_RDI] = av_make(AV_ARG0, 0, 0);
 	st->reg[R_RSI] = av_make(AV_ARG1, 0, 0);
-	st->reg[R_RDX] = av_make(AV_ARG2, T_BUF, 0);
-	st->reg[R_RCX] = av_make(AV_NOARG, 0, 0);
+	st->reg[R_RDX] = av_make(AV_ARG2, pf->shape == CC_BINSRCH ? T_BUF : 0, 0);
+	st->reg[R_RCX] = av_make(pf->nargs > 3 ? AV_ARG3 : AV_NOARG, 0, 0);
 	st->reg[R_R8] = av_make(AV_NOARG, 0, 0);
 	st->reg[R_R9] = av_make(AV_NOARG, 0, 0);
 	st->reg[R_RSP] = av_make(AV_STACK, 0, 0);
+}
+
+/*
+ * Frame addresses are tracked wherever they go (registers, our own stack
+ * slots); where paths meet with a frame address on one side only, the
+ * value is marked T_FRAME ("may be one") and still followed.  Where the
+ * analysis forgets a slot that may hold one, any unknown value may be
+ * that address: writes through unknown pointers and calls may then hit
+ * the frame, which "escaped" records.
+ */
+static void
+lose_value(FlowState *st, AbsVal v)
+{
+	if (may_be_frame(v))
+		st->escaped = true;
 }
 
 /* Merge src into dst; true if dst changed */
@@ -212,6 +265,7 @@ static bool
 flow_join(FlowState *dst, const FlowState *src)
 {
 	bool		changed = false;
+	bool		escaped_before = dst->escaped;
 	int			i;
 	int			j;
 
@@ -220,11 +274,8 @@ flow_join(FlowState *dst, const FlowState *src)
 		*dst = *src;
 		return true;
 	}
-	if (src->escaped && !dst->escaped)
-	{
+	if (src->escaped)
 		dst->escaped = true;
-		changed = true;
-	}
 	for (i = 0; i < 16; i++)
 	{
 		AbsVal		v = av_join(dst->reg[i], src->reg[i]);
@@ -235,7 +286,16 @@ flow_join(FlowState *dst, const FlowState *src)
 			changed = true;
 		}
 	}
-	/* keep only slots known on both sides */
+	/* slots known on one side only are forgotten */
+	for (j = 0; j < src->nslots; j++)
+	{
+		for (i = 0; i < dst->nslots; i++)
+			if (src->slot[j].off == dst->slot[i].off &&
+				src->slot[j].size == dst->slot[i].size)
+				break;
+		if (i == dst->nslots)
+			lose_value(dst, src->slot[j].v);
+	}
 	for (i = 0; i < dst->nslots;)
 	{
 		for (j = 0; j < src->nslots; j++)
@@ -244,6 +304,7 @@ flow_join(FlowState *dst, const FlowState *src)
 				break;
 		if (j == src->nslots)
 		{
+			lose_value(dst, dst->slot[i].v);
 			dst->slot[i] = dst->slot[--dst->nslots];
 			changed = true;
 			continue;
@@ -259,6 +320,8 @@ flow_join(FlowState *dst, const FlowState *src)
 		}
 		i++;
 	}
+	if (dst->escaped && !escaped_before)
+		changed = true;
 	return changed;
 }
 
@@ -276,14 +339,22 @@ slot_write(FlowState *st, int32_t off, int size, AbsVal v)
 		Slot	   *s = &st->slot[i];
 
 		if (s->off < off + size && off < s->off + s->size)
+		{
+			/* a frame address partly overwritten is no longer followed */
+			if (s->off < off || s->off + s->size > off + size)
+				lose_value(st, s->v);
 			*s = st->slot[--st->nslots];
+		}
 		else
 			i++;
 	}
 	if (size != 8)
 		v = av_make(AV_OTHER, v.taint, v.def);
 	if (st->nslots == MAX_SLOTS)
-		return;					/* forgetting a slot is always safe */
+	{
+		lose_value(st, v);		/* forgetting a slot is safe, if noted */
+		return;
+	}
 	st->slot[st->nslots].off = off;
 	st->slot[st->nslots].size = (uint8_t) size;
 	st->slot[st->nslots].v = v;
@@ -317,7 +388,31 @@ slot_read(const FlowState *st, int32_t off, int size, uint64_t def)
 static void
 drop_slots(FlowState *st)
 {
+	int			i;
+
+	for (i = 0; i < st->nslots; i++)
+		lose_value(st, st->slot[i].v);
 	st->nslots = 0;
+}
+
+/* Forget the slots overlapping [lo, hi): something may have written them */
+static void
+drop_slot_range(FlowState *st, int32_t lo, int32_t hi)
+{
+	int			i;
+
+	for (i = 0; i < st->nslots;)
+	{
+		Slot	   *s = &st->slot[i];
+
+		if (s->off < hi && lo < s->off + s->size)
+		{
+			lose_value(st, s->v);
+			*s = st->slot[--st->nslots];
+		}
+		else
+			i++;
+	}
 }
 
 /* Frame offset addressed by a memory operand, if it is a known slot */
@@ -348,8 +443,8 @@ mem_maybe_stack(const FlowState *st, const ZydisDecodedOperand *o)
 		return false;
 	if (b == R_RSP || b == R_RBP || x == R_RSP || x == R_RBP)
 		return true;
-	if ((b >= 0 && st->reg[b].kind == AV_STACK) ||
-		(x >= 0 && st->reg[x].kind == AV_STACK))
+	if ((b >= 0 && may_be_frame(st->reg[b])) ||
+		(x >= 0 && may_be_frame(st->reg[x])))
 		return true;
 	return st->escaped && b >= 0;
 }
@@ -385,14 +480,22 @@ rip_taint(Proof *pf, uint64_t target)
 }
 
 /*
- * Taint of reading general register g; with check, reading a register that
- * is not an argument (rcx, r8, r9 on entry) is a violation.
+ * Taint of reading general register g.  With check, reading a register that
+ * is not an argument (r8, r9 and, for three arguments, rcx on entry) is a
+ * violation, and reading an argument is noted (an argument never read may
+ * have been removed by gcc).
  */
 static uint8_t
 read_reg_taint(Proof *pf, FlowState *st, int g, const DecInsn *di, bool check)
 {
-	if (check && st->reg[g].kind == AV_NOARG)
-		proof_violation(pf, di, "reads a register that is not one of the three arguments");
+	uint8_t		kind = st->reg[g].kind;
+
+	if (check && kind == AV_NOARG)
+		proof_violation(pf, di, pf->nargs > 3 ?
+						"reads a register that is not one of the four arguments" :
+						"reads a register that is not one of the three arguments");
+	if (check && kind >= AV_ARG0 && kind <= AV_ARG3)
+		pf->arg_read[kind - AV_ARG0] = true;
 	return st->reg[g].taint;
 }
 
@@ -414,13 +517,14 @@ mem_addr_taint(Proof *pf, FlowState *st, const DecInsn *di, const ZydisDecodedOp
 	return t;
 }
 
-/* Write register g, noting when a stack address escapes */
+/*
+ * Write register g.  A frame address in a register is followed like any
+ * value: it escapes when passed to a call, stored outside the frame or
+ * lost sight of (lose_value), not by being in a register.
+ */
 static void
 set_reg(FlowState *st, int g, AbsVal v)
 {
-	/* a stack address in any register but rsp/rbp may be stored or passed */
-	if (v.kind == AV_STACK && g != R_RSP && g != R_RBP)
-		st->escaped = true;
 	st->reg[g] = v;
 }
 
@@ -525,9 +629,33 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 						i++;
 				}
 			}
-			if (di->has_target && di->target == pf->cx->bt_compare)
+			if (zi->mnemonic == ZYDIS_MNEMONIC_CALL)
 			{
-				if (check)
+				static const int argregs[] = {R_RDI, R_RSI, R_RDX, R_RCX,
+				R_R8, R_R9};
+				bool		witness = di->has_target && di->target == pf->witness;
+				bool		bounded = witness ||
+					(di->has_target && pf->frame_callee != 0 &&
+					 di->target == pf->frame_callee);
+
+				/*
+				 * A frame address passed in an argument register escapes,
+				 * unless it is the argument by which the witness (or its
+				 * companion) receives an object of ours (_bt_checkkeys'
+				 * continuescan or pstate): they write only that object.
+				 */
+				for (i = 0; i < 6; i++)
+				{
+					AbsVal		a = st->reg[argregs[i]];
+
+					if (!may_be_frame(a))
+						continue;
+					if (a.kind == AV_STACK && bounded && i == pf->frame_arg && pf->frame_size > 0)
+						drop_slot_range(st, a.off, a.off + pf->frame_size);
+					else
+						st->escaped = true;
+				}
+				if (witness && check)
 				{
 					int			k;
 
@@ -542,27 +670,16 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 						pf->compare[k].rdx = st->reg[R_RDX];
 					}
 				}
-			}
-			else if (zi->mnemonic == ZYDIS_MNEMONIC_CALL)
-			{
+
 				/*
-				 * Another callee may write its stack-argument area just
-				 * above our rsp, or anything if a frame address escaped.
-				 * _bt_compare takes four register arguments, so a call to
-				 * it cannot touch our frame.
+				 * Any callee may write anything once a frame address
+				 * escaped.  Otherwise a callee writes no slot of ours
+				 * but its own stack arguments, and a caller never reads
+				 * those back after the call: C does not let it see what
+				 * the callee did to its parameters.
 				 */
 				if (st->escaped || st->reg[R_RSP].kind != AV_STACK)
 					drop_slots(st);
-				else
-				{
-					for (i = 0; i < st->nslots;)
-					{
-						if (st->slot[i].off < st->reg[R_RSP].off + 64)
-							st->slot[i] = st->slot[--st->nslots];
-						else
-							i++;
-					}
-				}
 			}
 			if (zi->mnemonic == ZYDIS_MNEMONIC_CALL)
 			{
@@ -602,7 +719,7 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 				AbsVal		v = slot_read(st, off, 8, di->addr);
 
 				if (check && v.kind == AV_NOARG)
-					proof_violation(pf, di, "reads a register that is not one of the three arguments");
+					proof_violation(pf, di, "reads a register that is not an argument");
 				v.def = di->addr;
 				set_reg(st, d0, v);
 				return;
@@ -614,8 +731,6 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 				AbsVal		v = st->reg[s1];
 
 				read_reg_taint(pf, st, s1, di, check);
-				if (v.kind == AV_STACK)
-					st->escaped = true;
 				slot_write(st, off, 8, v);
 				return;
 			}
@@ -686,7 +801,7 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 			if (g >= 0 && (o->actions & ZYDIS_OPERAND_ACTION_MASK_READ))
 			{
 				rtaint |= read_reg_taint(pf, st, g, di, check);
-				if (st->reg[g].kind == AV_STACK)
+				if (may_be_frame(st->reg[g]))
 				{
 					int			k;
 
@@ -869,6 +984,7 @@ proof_decode(Proof *pf, const uint8_t *code)
 		di->addr = addr;
 		di->has_target = x86_rel_target(&di->zi, addr, &di->target);
 		pf->idx_of[addr - start] = pf->ninsn;
+
 		for (k = 0; k < di->zi.operand_count; k++)
 		{
 			const ZydisDecodedOperand *o = &di->op[k];
@@ -883,11 +999,12 @@ proof_decode(Proof *pf, const uint8_t *code)
 					pf->nlbp++;
 			}
 		}
-		if (di->has_target && di->target == cx->bt_compare &&
+		if (di->has_target && di->target == pf->witness &&
 			(di->zi.mnemonic == ZYDIS_MNEMONIC_CALL || di->zi.mnemonic == ZYDIS_MNEMONIC_JMP))
 		{
 			if (pf->ncompare == MAX_COMPARE_CALLS)
-				return loc_fail(cx, "candidate calls _bt_compare too often");
+				return loc_fail(cx, "candidate calls %s too often",
+								pf->shape == CC_BINSRCH ? "_bt_compare" : "_bt_checkkeys");
 			pf->compare[pf->ncompare++].site = addr;
 		}
 		pf->ninsn++;
@@ -986,7 +1103,7 @@ proof_fixpoint(Proof *pf, Blocks *bl)
 		goto done;
 	}
 
-	flow_entry_state(&in[0]);
+	flow_entry_state(pf, &in[0]);
 	work[nwork++] = 0;
 	queued[0] = true;
 	while (nwork > 0)
@@ -1056,7 +1173,7 @@ proof_obligations(Proof *pf, const Blocks *bl)
 			flow_step(pf, &st, &pf->insn[k], true);
 	}
 
-	if (pf->violation[0] == '\0')
+	if (pf->violation[0] == '\0' && pf->shape == CC_BINSRCH)
 		check_edx_first_use(pf);
 }
 
@@ -1137,6 +1254,55 @@ proof_describe(Proof *pf, char *desc, size_t desclen)
 }
 
 /*
+ * Steps 1-4 over the function [start, end) for the shape pf was set up
+ * for; the verdict is the caller's.  False (reason in cx->why) only if the
+ * analysis itself could not run.  The caller frees pf->insn and pf->idx_of
+ * with proof_free.
+ */
+static bool
+proof_run(Proof *pf, Blocks *bl)
+{
+	LocCtx	   *cx = pf->cx;
+	const uint8_t *code;
+	size_t		size = pf->end - pf->start;
+	int			i;
+	char		nb[64];
+
+	if (size == 0 || size > MAX_CAND_BYTES)
+		return loc_fail(cx, "candidate %s is %zu bytes long: not plausibly %s",
+						addr_name(cx, pf->start, nb, sizeof(nb)), size,
+						pf->shape == CC_BINSRCH ? "_bt_binsrch" : "_bt_readpage");
+	code = code_at(&cx->img, pf->start, size);
+	if (code == NULL)
+		return loc_fail(cx, "candidate %s is not in an executable segment",
+						addr_name(cx, pf->start, nb, sizeof(nb)));
+
+	pf->insn = malloc(sizeof(DecInsn) * size);
+	pf->idx_of = malloc(sizeof(int) * size);
+	if (pf->insn == NULL || pf->idx_of == NULL)
+		return loc_fail(cx, "out of memory");
+	for (i = 0; i < (int) size; i++)
+		pf->idx_of[i] = -1;
+
+	if (!proof_decode(pf, code) ||
+		!proof_blocks(pf, bl) ||
+		!proof_fixpoint(pf, bl))
+		return false;
+	proof_obligations(pf, bl);
+	return true;
+}
+
+static void
+proof_free(Proof *pf, Blocks *bl)
+{
+	free(pf->insn);
+	free(pf->idx_of);
+	free(bl->block_of);
+	free(bl->bstart);
+	free(bl->in);
+}
+
+/*
  * Prove that the function [start, end) has _bt_binsrch's calling
  * convention: decode it, find its basic blocks, run the data flow to a
  * fixpoint, check the obligations.  On success fills a short description
@@ -1147,51 +1313,118 @@ prove_callconv(LocCtx *cx, uint64_t start, uint64_t end, char *desc, size_t desc
 {
 	Proof		pf;
 	Blocks		bl;
-	const uint8_t *code;
-	size_t		size = end - start;
-	bool		ok = false;
-	int			i;
-	char		nb[64];
+	bool		ok;
 
 	memset(&pf, 0, sizeof(pf));
 	memset(&bl, 0, sizeof(bl));
 	pf.cx = cx;
+	pf.shape = CC_BINSRCH;
+	pf.nargs = 3;
+	pf.witness = cx->bt_compare;
+	pf.frame_arg = -1;
 	pf.start = start;
 	pf.end = end;
 
-	if (size == 0 || size > MAX_CAND_BYTES)
-		return loc_fail(cx, "candidate %s is %zu bytes long: not plausibly _bt_binsrch",
-						addr_name(cx, start, nb, sizeof(nb)), size);
-	code = code_at(&cx->img, start, size);
-	if (code == NULL)
-		return loc_fail(cx, "candidate %s is not in an executable segment",
-						addr_name(cx, start, nb, sizeof(nb)));
+	ok = proof_run(&pf, &bl) && proof_verdict(&pf);
+	if (ok)
+		proof_describe(&pf, desc, desclen);
+	proof_free(&pf, &bl);
+	return ok;
+}
 
-	pf.insn = malloc(sizeof(DecInsn) * size);
-	pf.idx_of = malloc(sizeof(int) * size);
-	if (pf.insn == NULL || pf.idx_of == NULL)
+/*
+ * Judge a _bt_readpage proof.  gcc changes a static function's signature
+ * only by removing arguments (IPA-CP, IPA-SRA's dead arguments) or by
+ * replacing a pointer argument with what is read through it (IPA-SRA).
+ * So three facts pin the signature down to the prototype's:
+ *	- at every call to _bt_checkkeys the first argument is the entry rdi,
+ *	  unchanged: our first argument is the IndexScanDesc, whole;
+ *	- every argument register of the prototype is read before anything
+ *	  writes it: none was removed (gcc never reads an argument register
+ *	  the function does not take);
+ *	- no register past them is read before written: none was added.
+ */
+static bool
+readpage_verdict(Proof *pf)
+{
+	LocCtx	   *cx = pf->cx;
+	static const char *const argname[] = {"rdi", "rsi", "rdx", "rcx"};
+	int			i;
+	char		nb[64];
+
+	if (cx->fault == BTJIT_LOCATE_FAULT_NO_CALLCONV)
+		return loc_fail(cx, "calling-convention proof of %s failed on purpose",
+						addr_name(cx, pf->start, nb, sizeof(nb)));
+	if (pf->violation[0] != '\0')
+		return loc_fail(cx, "calling convention of _bt_readpage candidate %s not proven: it %s",
+						addr_name(cx, pf->start, nb, sizeof(nb)), pf->violation);
+	if (pf->nret == 0)
+		return loc_fail(cx, "candidate %s never returns",
+						addr_name(cx, pf->start, nb, sizeof(nb)));
+	if (pf->ncompare == 0)
+		return loc_fail(cx, "candidate %s does not call _bt_checkkeys",
+						addr_name(cx, pf->start, nb, sizeof(nb)));
+	for (i = 0; i < pf->ncompare; i++)
 	{
-		loc_fail(cx, "out of memory");
-		goto done;
+		CompareCall *c = &pf->compare[i];
+
+		if (!c->checked)
+			return loc_fail(cx, "the call to _bt_checkkeys at %s is not reachable in our analysis",
+							addr_name(cx, c->site, nb, sizeof(nb)));
+		if (c->rdi.kind != AV_ARG0)
+			return loc_fail(cx, "at the call to _bt_checkkeys at %s, rdi is not shown to be the entry rdi (IndexScanDesc)",
+							addr_name(cx, c->site, nb, sizeof(nb)));
 	}
-	for (i = 0; i < (int) size; i++)
-		pf.idx_of[i] = -1;
+	for (i = 1; i < pf->nargs; i++)
+		if (!pf->arg_read[i])
+			return loc_fail(cx, "candidate %s never reads its entry %s: argument %d of %d is not shown to be there",
+							addr_name(cx, pf->start, nb, sizeof(nb)),
+							argname[i], i + 1, pf->nargs);
+	return true;
+}
 
-	if (!proof_decode(&pf, code) ||
-		!proof_blocks(&pf, &bl) ||
-		!proof_fixpoint(&pf, &bl))
-		goto done;
-	proof_obligations(&pf, &bl);
-	if (!proof_verdict(&pf))
-		goto done;
-	proof_describe(&pf, desc, desclen);
-	ok = true;
+/*
+ * Prove that the function [start, end) takes _bt_readpage's arguments
+ * (proto) in the SysV registers: the same four steps as prove_callconv,
+ * with _bt_checkkeys as the witness.
+ */
+bool
+prove_readpage_callconv(LocCtx *cx, uint64_t start, uint64_t end,
+						const ReadpageProto *proto, char *desc, size_t desclen)
+{
+	Proof		pf;
+	Blocks		bl;
+	bool		ok;
 
-done:
-	free(pf.insn);
-	free(pf.idx_of);
-	free(bl.block_of);
-	free(bl.bstart);
-	free(bl.in);
+	memset(&pf, 0, sizeof(pf));
+	memset(&bl, 0, sizeof(bl));
+	pf.cx = cx;
+	pf.shape = CC_READPAGE;
+	pf.nargs = proto->nargs;
+	pf.witness = proto->witness;
+	pf.frame_callee = proto->frame_callee;
+	pf.frame_arg = proto->frame_arg;
+	pf.frame_size = proto->frame_size;
+	pf.start = start;
+	pf.end = end;
+
+	if (proto->nargs < 3 || proto->nargs > 4)
+		return loc_fail(cx, "_bt_readpage is described with %d arguments",
+						proto->nargs);
+	ok = proof_run(&pf, &bl) && readpage_verdict(&pf);
+	if (ok)
+	{
+		char		nb[64];
+		char		t1[80];
+
+		snprintf(desc, desclen,
+				 "%d call%s to _bt_checkkeys (first at %s) with rdi=entry rdi [%s]; reads entry rsi, rdx%s before writing them, never %s",
+				 pf.ncompare, pf.ncompare > 1 ? "s" : "",
+				 addr_name(cx, pf.compare[0].site, nb, sizeof(nb)),
+				 insn_text(&pf, pf.compare[0].rdi.def, t1, sizeof(t1)),
+				 pf.nargs > 3 ? ", rcx" : "",
+				 pf.nargs > 3 ? "r8, r9" : "rcx, r8, r9");
+	}
+	proof_free(&pf, &bl);
 	return ok;
 }

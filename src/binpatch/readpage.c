@@ -2,9 +2,7 @@
  *
  * readpage.c
  *	  Finding _bt_readpage, the leaf read a compiled version will replace
- *	  (issue 23).  Identification, references and the callers' side of the
- *	  calling convention only: its own side (which register carries scan,
- *	  dir and offnum) is not proven yet, so nothing may redirect it.
+ *	  (issue 23), and proving both sides of its calling convention.
  *
  * _bt_readpage is exported from 19 on and static before.  The static one
  * is found by what it calls rather than by who calls it (its callers
@@ -20,7 +18,11 @@
  *	   only direct calls, at most BTJIT_MAX_CALLSITES of them, one of them
  *	   in _bt_first or in a function _bt_first calls directly.
  *	4. Its callers expect of it no more than the ABI (clobbers.c).
- * On 19 step 1 finds _bt_readpage exported, and steps 3 and 4 still run.
+ *	5. It takes the signature's arguments in the SysV registers
+ *	   (prove_readpage_callconv in callconv.c, with _bt_checkkeys as the
+ *	   witness of its first argument).
+ * On 19 step 1 finds _bt_readpage exported, and steps 3 and 4 still run;
+ * step 5 does not, an exported function's convention being its prototype.
  *
  * Plain C over Zydis, no PostgreSQL headers (see binpatch.h).
  *
@@ -169,6 +171,7 @@ readpage_references(LocCtx *cx, uint64_t cand, uint64_t bt_first,
 /* Find _bt_readpage in a mapped binary (see binpatch.h) */
 bool
 btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
+						 const BtjitReadpageSignature *sig,
 						 BtjitReadpageLocation *rp, char *why, size_t whylen)
 {
 	LocCtx		cx;
@@ -178,7 +181,7 @@ btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 	uint64_t	cand;
 	const Fde  *cf;
 	char		chain[256];
-	char		line[128];
+	char		conv[384];
 	bool		ok = false;
 
 	memset(&cx, 0, sizeof(cx));
@@ -233,6 +236,29 @@ btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 	if (!readpage_references(&cx, cand, bt_first, rp) ||
 		!prove_clobbers_all(&cx, cand, chain, sizeof(chain)))
 		goto done;
+	/* step 5 */
+	if (rp->exported)
+		snprintf(conv, sizeof(conv), "exported, so its prototype");
+	else
+	{
+		ReadpageProto proto;
+
+		proto.nargs = sig->nargs;
+		proto.witness = checkkeys;
+
+		/*
+		 * 18's _bt_set_startikey(scan, pstate) is given the same state as
+		 * _bt_checkkeys, and writes no more of the reader's frame.
+		 */
+		sym = dynsym_lookup(&cx.img, "_bt_set_startikey", NULL);
+		proto.frame_callee = (sym != NULL && ELF64_ST_TYPE(sym->st_info) == STT_FUNC) ?
+			sym->st_value : 0;
+		proto.frame_arg = sig->checkkeys_frame_arg;
+		proto.frame_size = (int32_t) sig->checkkeys_frame_size;
+		if (!prove_readpage_callconv(&cx, cf->start, cf->end, &proto,
+									 conv, sizeof(conv)))
+			goto done;
+	}
 
 	rp->readpage = cx.img.bias + cand;
 	rp->readpage_size = cf->end - cf->start;
@@ -242,8 +268,8 @@ btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 			 rp->exported ? "exported" : "the one caller of _bt_checkkeys",
 			 rp->ncallsites);
 	rp_append(rp->evidence, sizeof(rp->evidence), chain);
-	snprintf(line, sizeof(line), "; its own calling convention: not proven");
-	rp_append(rp->evidence, sizeof(rp->evidence), line);
+	rp_append(rp->evidence, sizeof(rp->evidence), "; its own calling convention: ");
+	rp_append(rp->evidence, sizeof(rp->evidence), conv);
 	ok = true;
 
 done:

@@ -87,6 +87,19 @@
 #define OTHER_HINT			""
 #endif
 
+/*
+ * _bt_readpage's signature as the server headers of DEFAULT_MAJOR give it
+ * (the module takes it from the headers it is built with; this program is
+ * built without them): 15 has (scan, dir, offnum) and hands _bt_checkkeys
+ * &continuescan (a bool) as its fifth argument; 17 and 18 add firstPage
+ * and hand it the BTReadPageState (48 bytes in both) as its second.
+ */
+#if DEFAULT_MAJOR == 15
+static const BtjitReadpageSignature readpage_signature = {3, 4, 1};
+#else
+static const BtjitReadpageSignature readpage_signature = {4, 1, 48};
+#endif
+
 /* What "expected caller missing" mutations must be refused with */
 #define MISSING_CALLER		"called from both _bt_search"
 
@@ -1021,7 +1034,46 @@ typedef struct KnownBuild
 	uint64_t	readpage;		/* _bt_readpage (readpage.c) */
 	size_t		readpage_size;
 	int			readpage_calls;
+	const Mutation *readpage_mutations; /* ... which its own calling
+										 * convention proof must refuse */
+	int			nreadpage_mutations;
 } KnownBuild;
+
+/*
+ * _bt_readpage mutations: its arguments moved, one removed or added, the
+ * object it hands _bt_checkkeys grown over the slot that keeps scan.
+ */
+static const Mutation readpage_mutations_15_18[] = {
+	{"scan spilled from rsi", 0x1b68f8, 4,
+	{0x48, 0x89, 0x7d, 0xb8}, {0x48, 0x89, 0x75, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
+	{"one call passes so, not scan", 0x1b6a56, 4,
+	{0x48, 0x8b, 0x7d, 0xb8}, {0x48, 0x8b, 0x7d, 0x90}, 0, "rdi is not shown to be the entry rdi"},
+	{"offnum taken from r8, a fourth argument", 0x1b68ec, 3,
+	{0x41, 0x89, 0xd4}, {0x45, 0x89, 0xc4}, 0, "not one of the three arguments"},
+	{"offnum never read", 0x1b68ec, 3,
+	{0x41, 0x89, 0xd4}, {0x41, 0x89, 0xf4}, 0, "never reads its entry rdx"},
+	{"continuescan placed on scan's spill slot", 0x1b69f8, 4,
+	{0x48, 0x8d, 0x45, 0xc7}, {0x48, 0x8d, 0x45, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
+	{"a frame address passed to _bt_parallel_release", 0x1b6955, 4,
+	{0x48, 0x8b, 0x7d, 0xb8}, {0x48, 0x8d, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
+};
+
+static const Mutation readpage_mutations_17_12[] = {
+	{"firstPage never read", 0x1d6d39, 6,
+	{0x89, 0x8d, 0x7c, 0xff, 0xff, 0xff}, {0x89, 0xbd, 0x7c, 0xff, 0xff, 0xff}, 0,
+	"never reads its entry rcx"},
+	{"dir taken from r8, a fifth argument", 0x1d6d2f, 3,
+	{0x41, 0x89, 0xf4}, {0x45, 0x89, 0xc4}, 0, "not one of the four arguments"},
+};
+
+static const Mutation readpage_mutations_18_6[] = {
+	{"scan spilled from rsi", 0x1e9899, 4,
+	{0x48, 0x89, 0x7d, 0x88}, {0x48, 0x89, 0x75, 0x88}, 0, "rdi is not shown to be the entry rdi"},
+	{"firstPage taken from r9", 0x1e988a, 3,
+	{0x41, 0x89, 0xcd}, {0x45, 0x89, 0xcd}, 0, "not one of the four arguments"},
+	{"pstate placed over scan's spill slot", 0x1e9ab7, 4,
+	{0x48, 0x8d, 0x75, 0x90}, {0x48, 0x8d, 0x75, 0x80}, 0, "rdi is not shown to be the entry rdi"},
+};
 
 /* Debian 12's 15.18 */
 static const Mutation mutations_15_18[] = {
@@ -1155,17 +1207,20 @@ static const KnownBuild known_builds[] = {
 	{"15.18-0+deb12u1", "44c007cfee140e4c25e8a434008096828e70a92c",
 		0x1b7cd0, 0x105, {0x1b8032, 0x1b902d}, 0x1b7970, 0x35f, {0, 6}, {0, 7}, 1,
 		0x1b81e0, {0, 6}, 0x1bd840, {0, 6},
-	mutations_15_18, LENGTHOF(mutations_15_18), 0x1b68e0, 0x638, 4},
+	mutations_15_18, LENGTHOF(mutations_15_18), 0x1b68e0, 0x638, 4,
+	readpage_mutations_15_18, LENGTHOF(readpage_mutations_15_18)},
 	{"15.20-0+deb12u1", "a6ade789dddc8ae8e6d07de24f7f2c32d0f38b1d",
 		0x1bc190, 0x105, {0, 0}, 0, 0, {0, 0}, {0, 0}, 0, 0, {0, 0}, 0, {0, 0}, NULL, 0},
 	{"17.12-0+deb13u1", "f7eaccb57ea91e4f0e07a11e45c65a199f347ace",
 		0x1d8140, 0x11e, {0x1d8462, 0x1d9606}, 0x1d7dc0, 0x379, {0, 6}, {4, 7}, 2,
 		0x1d85a0, {4, 6}, 0x1e0240, {4, 5},
-	mutations_17_12, LENGTHOF(mutations_17_12), 0x1d6d20, 0x8ab, 4},
+	mutations_17_12, LENGTHOF(mutations_17_12), 0x1d6d20, 0x8ab, 4,
+	readpage_mutations_17_12, LENGTHOF(readpage_mutations_17_12)},
 	{"18.6-3", "ad42a79eac3bca7a8c2cd9449bb9a7763c04b37b",
 		0x1ead20, 0x145, {0x1eb074, 0x1ebed6}, 0x1ea960, 0x3ba, {0, 8}, {4, 7}, 1,
 		0x1eb1c0, {4, 8}, 0x1f1990, {4, 5},
-	mutations_18_6, LENGTHOF(mutations_18_6), 0x1e9880, 0x9d3, 3},
+	mutations_18_6, LENGTHOF(mutations_18_6), 0x1e9880, 0x9d3, 3,
+	readpage_mutations_18_6, LENGTHOF(readpage_mutations_18_6)},
 	/* _bt_checkkeys is static in 19 (nbtreadpage.c): no extent, no detour */
 	{"19~rc1-1", "19178757dfc7f89b76e966ecf78d867925d3ba13",
 		0x1faa00, 0x145, {0x1fad31, 0x1fbd3d}, 0x1fa640, 0x3b1, {0, 8}, {4, 7}, 1,
@@ -1225,6 +1280,27 @@ mutation_tests(const char *path, const Mapped *m, const KnownBuild *kb)
 	}
 	ok = btjit_locate_binsrch_at(path, m->base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
 	check(ok, "%s: located again after the mutations were undone", kb->name);
+
+	for (i = 0; i < kb->nreadpage_mutations; i++)
+	{
+		const Mutation *mu = &kb->readpage_mutations[i];
+		uintptr_t	at = m->base + mu->vaddr;
+		unsigned char repl[8];
+		BtjitReadpageLocation rp;
+
+		if (!check(memcmp((void *) at, mu->orig, mu->len) == 0,
+				   "%s _bt_readpage mutation \"%s\": original bytes as expected",
+				   kb->name, mu->what))
+			continue;
+		mutation_bytes(mu, repl);
+		poke(at, repl, mu->len);
+		ok = btjit_locate_readpage_at(path, m->base, &readpage_signature, &rp,
+									  why, sizeof(why));
+		poke(at, mu->orig, mu->len);
+		check(!ok && strstr(why, mu->reason) != NULL,
+			  "%s _bt_readpage mutation \"%s\" refused: %s", kb->name, mu->what,
+			  ok ? "(located!)" : why);
+	}
 }
 
 static void
@@ -1448,7 +1524,8 @@ server_tests(const char *path, const char *label, bool is_primary)
 		BtjitReadpageLocation rp;
 		char		rwhy[512];
 		const KnownBuild *rkb = known_build(loc.build_id);
-		bool		rok = btjit_locate_readpage_at(path, m.base, &rp, rwhy, sizeof(rwhy));
+		bool		rok = btjit_locate_readpage_at(path, m.base, &readpage_signature,
+												   &rp, rwhy, sizeof(rwhy));
 
 		if (check(rok, "%s: _bt_readpage located: %s", label, rok ? rp.evidence : rwhy))
 			printf("# readpage evidence: %s\n", rp.evidence);

@@ -82,6 +82,9 @@ _PG_init(void)
 #ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 				[BTJIT_TARGET_CHECKKEYS] = (void *) btjit_dispatch_check,
 #endif
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+				[BTJIT_TARGET_READPAGE] = (void *) btjit_dispatch_readpage,
+#endif
 			}
 		};
 

@@ -10,8 +10,7 @@
  *	callconv.c	the calling-convention proof (data flow over the candidate)
  *	clobbers.c	the callers' side of it: nothing expected of a redirected
  *				function beyond the ABI
- *	readpage.c	finding _bt_readpage and proving its convention (not yet
- *				redirected)
+ *	readpage.c	finding _bt_readpage and proving its convention
  *	refsweep.c	every relocation and code reference to the candidate
  *	elf_image.c	reading the ELF file, its symbols and .eh_frame extents
  *	messages.c	why the locator refuses (loc_fail), addresses by name

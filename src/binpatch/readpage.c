@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * readpage.c
- *	  Finding _bt_readpage, the leaf read a compiled version will replace
- *	  (issue 23), and proving both sides of its calling convention.
+ *	  Finding _bt_readpage, the leaf read the module replaces (on 15 so
+ *	  far), and proving both sides of its calling convention.
  *
  * _bt_readpage is exported from 19 on and static before.  The static one
  * is found by what it calls rather than by who calls it (its callers

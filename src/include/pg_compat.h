@@ -84,6 +84,17 @@
 #endif
 
 /*
+ * _bt_readpage, the leaf read: static up to 18 and located by
+ * binpatch/readpage.c, exported from 19.  The module replaces it on 15
+ * only so far, where it is (scan, dir, offnum) and hands _bt_checkkeys
+ * &continuescan; 17 and 18 add firstPage and a BTReadPageState (17's
+ * precheck, 18's startikey and its predicate lock), not yet reproduced.
+ */
+#if PG_VERSION_NUM < 160000
+#define BTJIT_READPAGE_REDIRECTABLE 1
+#endif
+
+/*
  * The keys the server's _bt_checkkeys skips, for the tuples of a page that
  * is not the scan's first, because the page's tuples are known to satisfy
  * them (src/README, "Scan-key checks").  17 skips by requirement:

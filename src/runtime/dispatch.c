@@ -589,6 +589,43 @@ btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 }
 #endif
 
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+/*
+ * The redirected _bt_readpage (PostgreSQL 15): the module's leaf read
+ * (leafread.c) for a scan whose index has compiled scan-key checks, else
+ * the original.  A parallel scan (the read hands the next page to another
+ * worker) and a scan with array keys keep the server's.  offnum arrives in
+ * 32 bits and is truncated here: gcc's callers leave the upper bits
+ * undefined (src/README, "Finding _bt_readpage").
+ */
+bool
+btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
+{
+	Relation	rel = scan->indexRelation;
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	BtjitSlot  *slot;
+
+	if (!btjit_code_active || scan->parallel_scan != NULL ||
+		so->numArrayKeys != 0)
+		return btjit_module.stock_readpage(scan, dir, (OffsetNumber) offnum);
+
+	slot = btjit_slot_for(rel);
+	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
+			   slot->chk_entry != NULL))
+	{
+		if (likely(btjit_fast_ok))
+			return btjit_leafread(scan, dir, (OffsetNumber) offnum,
+								  slot->chk_entry,
+								  &slot->ix->counts.jit_checks);
+		return btjit_leafread_verify(scan, dir, (OffsetNumber) offnum,
+									 slot->chk_entry,
+									 &slot->ix->counts.jit_checks,
+									 slot->ix->signature);
+	}
+	return btjit_module.stock_readpage(scan, dir, (OffsetNumber) offnum);
+}
+#endif
+
 /*
  * Called by the compiled scan-key check when it leaves the call to the
  * server (a tuple with NULLs, a row comparison or NULL test, an operator

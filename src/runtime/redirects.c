@@ -99,6 +99,7 @@ btjit_target_extent(const BtjitLocation *loc, BtjitTarget target,
 			*size = loc->checkkeys_size;
 			*refusal = loc->checkkeys_refusal;
 			return;
+		case BTJIT_TARGET_READPAGE:		/* located on its own */
 		case BTJIT_NTARGETS:
 			break;
 	}
@@ -217,6 +218,40 @@ btjit_redirect_exported(const BtjitExportedTarget *t, void *replacement)
 	return false;
 }
 
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+/*
+ * Find _bt_readpage (binpatch/readpage.c) and redirect it.  Its signature
+ * is these headers' (15: scan, dir, offnum; _bt_checkkeys is handed
+ * &continuescan, a bool, as its fifth argument).  Only with _bt_checkkeys
+ * redirected: the leaf read calls the compiled checks, whose declined path
+ * runs _bt_checkkeys' stock entry.
+ */
+static void
+btjit_redirect_readpage(void *replacement)
+{
+	static const BtjitReadpageSignature signature = {3, 4, sizeof(bool)};
+	const BtjitLocation *loc = &btjit_module.location;
+	BtjitReadpageLocation *rp = &btjit_module.readpage_location;
+	BtjitDetour *detour = &btjit_module.detours[BTJIT_TARGET_READPAGE];
+	char		why[512];
+
+	if (!btjit_module.redirected[BTJIT_TARGET_CHECKKEYS])
+		snprintf(why, sizeof(why), "_bt_checkkeys is not redirected");
+	else if (btjit_locate_readpage_at(loc->binary_path, loc->load_bias,
+									  &signature, rp, why, sizeof(why)) &&
+			 btjit_detour_install((void *) rp->readpage, rp->readpage_size,
+								  replacement, detour, why, sizeof(why)))
+	{
+		btjit_module.stock_readpage = (BtjitReadpageFn) detour->stock;
+		btjit_module.redirected[BTJIT_TARGET_READPAGE] = true;
+		return;
+	}
+	ereport(LOG,
+			(errmsg("btree_jit: _bt_readpage not redirected: %s", why),
+			 errdetail("Scans read their leaf pages with the server's own code.")));
+}
+#endif
+
 /* The stock entry points of the exported functions that were redirected. */
 static void
 btjit_take_stock_entries(void)
@@ -241,7 +276,7 @@ btjit_report_active(void)
 	const bool *r = btjit_module.redirected;
 
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
-			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s%s%s",
+			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s%s%s%s",
 			 loc->binary_path,
 			 (unsigned long) (loc->binsrch - loc->load_bias),
 			 loc->ncallsites,
@@ -249,7 +284,19 @@ btjit_report_active(void)
 			 r[BTJIT_TARGET_COMPARE] ? "; _bt_compare redirected" : "",
 			 r[BTJIT_TARGET_INSERT] ? "; _bt_binsrch_insert redirected" : "",
 			 r[BTJIT_TARGET_CHECKKEYS] ? "; _bt_checkkeys redirected" :
-			 BTJIT_CHECKKEYS_NOT_REDIRECTED);
+			 BTJIT_CHECKKEYS_NOT_REDIRECTED,
+			 r[BTJIT_TARGET_READPAGE] ? "; _bt_readpage redirected" : "");
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+	if (r[BTJIT_TARGET_READPAGE])
+	{
+		ereport(LOG,
+				(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
+						PG_VERSION, btjit_module.reason),
+				 errdetail_internal("Evidence: %s; leaf read: %s", loc->evidence,
+									btjit_module.readpage_location.evidence)));
+		return;
+	}
+#endif
 	ereport(LOG,
 			(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
 					PG_VERSION, btjit_module.reason),
@@ -278,6 +325,9 @@ btjit_install_redirects(const BtjitReplacements *replacements,
 		(void) btjit_redirect_exported(t, replacements->functions[t->target]);
 	}
 	btjit_take_stock_entries();
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+	btjit_redirect_readpage(replacements->functions[BTJIT_TARGET_READPAGE]);
+#endif
 	btjit_report_active();
 #else
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),

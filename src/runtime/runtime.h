@@ -65,6 +65,10 @@ typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, IndexTuple tuple,
 								  int tupnatts, ScanDirection dir,
 								  bool *continuescan);
 #endif
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
+								 OffsetNumber offnum);
+#endif
 
 /* One server function the module may redirect. */
 typedef enum BtjitTarget
@@ -73,6 +77,7 @@ typedef enum BtjitTarget
 	BTJIT_TARGET_COMPARE,		/* _bt_compare (exported) */
 	BTJIT_TARGET_INSERT,		/* _bt_binsrch_insert (exported) */
 	BTJIT_TARGET_CHECKKEYS,		/* _bt_checkkeys (exported up to 18) */
+	BTJIT_TARGET_READPAGE,		/* _bt_readpage (static: located; 15 only) */
 	BTJIT_NTARGETS
 } BtjitTarget;
 
@@ -94,6 +99,10 @@ typedef struct BtjitModuleState
 	BtjitBinsrchInsertFn stock_insert;
 #ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 	BtjitCheckkeysFn stock_check;
+#endif
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+	BtjitReadpageLocation readpage_location;
+	BtjitReadpageFn stock_readpage;
 #endif
 } BtjitModuleState;
 
@@ -136,7 +145,21 @@ extern bool btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple,
 								 int tupnatts, ScanDirection dir,
 								 bool *continuescan);
 #endif
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+extern bool btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir,
+									uint32 offnum);
+#endif
 extern void btjit_dispatch_init(void);
+
+/* ---- The leaf read (leafread.c) ---- */
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+extern bool btjit_leafread(IndexScanDesc scan, ScanDirection dir,
+						   OffsetNumber offnum, BtjitCheckEntryFn check,
+						   uint64 *counters);
+extern bool btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
+								  OffsetNumber offnum, BtjitCheckEntryFn check,
+								  uint64 *counters, const char *signature);
+#endif
 
 /* ---- Per-index state (jitcache.c) ---- */
 

@@ -40,53 +40,28 @@ leafread_save_tid(BTScanOpaque so, int i, OffsetNumber offnum,
 }
 
 /*
- * Copy a tuple for an index-only scan: the whole of a plain one; of a
- * posting list, the key part only, with its size rewritten to match, once
- * for all its TIDs.  Returns where the copy is.
+ * Save a posting list's TIDs at itemIndex upwards (forward) or below it
+ * (backward), in the order the server saves them: ascending forward, and
+ * backward the first TID highest; returns the next itemIndex.  An
+ * index-only scan gets one copy for all of them: the key part, with its
+ * size rewritten to match.
  */
-static inline int
-leafread_copy_tuple(BTScanOpaque so, IndexTuple itup)
+static pg_noinline int
+leafread_save_posting(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
+					  IndexTuple itup, bool forward)
 {
-	int			offset = so->currPos.nextTupleOffset;
-	IndexTuple	copy = (IndexTuple) (so->currTuples + offset);
+	int			tupleOffset = 0;
 
-	if (!BTreeTupleIsPosting(itup))
-	{
-		Size		size = IndexTupleSize(itup);
-
-		memcpy(copy, itup, size);
-		so->currPos.nextTupleOffset += MAXALIGN(size);
-	}
-	else
+	if (so->currTuples)
 	{
 		Size		size = MAXALIGN(BTreeTupleGetPostingOffset(itup));
+		IndexTuple	copy;
 
+		tupleOffset = so->currPos.nextTupleOffset;
+		copy = (IndexTuple) (so->currTuples + tupleOffset);
 		memcpy(copy, itup, size);
 		copy->t_info = (copy->t_info & ~INDEX_SIZE_MASK) | size;
 		so->currPos.nextTupleOffset += size;
-	}
-	return offset;
-}
-
-/*
- * Save a matching tuple's TIDs at itemIndex upwards (forward) or below it
- * (backward); returns the next itemIndex.  A posting list's TIDs are saved
- * in the order the server saves them: ascending forward, and backward the
- * first TID highest.  A plain tuple, the common case, is leafread_save's
- * inline part; this is the rest.
- */
-static pg_noinline int
-leafread_save_other(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
-					IndexTuple itup, bool forward)
-{
-	int			tupleOffset = so->currTuples ? leafread_copy_tuple(so, itup) : 0;
-
-	if (!BTreeTupleIsPosting(itup))
-	{
-		if (!forward)
-			itemIndex--;
-		leafread_save_tid(so, itemIndex, offnum, &itup->t_tid, tupleOffset);
-		return forward ? itemIndex + 1 : itemIndex;
 	}
 	for (int i = 0; i < BTreeTupleGetNPosting(itup); i++)
 	{
@@ -100,6 +75,10 @@ leafread_save_other(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 	return itemIndex;
 }
 
+/*
+ * Save a matching tuple as leafread_save_posting does; a plain tuple, the
+ * common case, inline.
+ */
 static pg_attribute_always_inline int
 leafread_save(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 			  IndexTuple itup, bool forward)
@@ -107,7 +86,7 @@ leafread_save(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 	BTScanPosItem *item;
 
 	if (unlikely(BTreeTupleIsPosting(itup)))
-		return leafread_save_other(so, itemIndex, offnum, itup, forward);
+		return leafread_save_posting(so, itemIndex, offnum, itup, forward);
 	if (!forward)
 		itemIndex--;
 	item = &so->currPos.items[itemIndex];

@@ -85,12 +85,16 @@
 
 /*
  * _bt_readpage, the leaf read: static up to 18 and located by
- * binpatch/readpage.c, exported from 19.  The module replaces it on 15
- * only so far, where it is (scan, dir, offnum) and hands _bt_checkkeys
- * &continuescan; 17 and 18 add firstPage and a BTReadPageState (17's
- * precheck, 18's startikey and its predicate lock), not yet reproduced.
+ * binpatch/readpage.c, exported from 19.  The module replaces it where it
+ * can call the compiled checks directly, that is where _bt_checkkeys is
+ * redirectable: 15, where it is (scan, dir, offnum) and hands
+ * _bt_checkkeys &continuescan, and 17 and 18, where it is (scan, dir,
+ * offnum, firstPage) and hands it a BTReadPageState (with
+ * BTJIT_CHECKKEYS_READPAGE_STATE).  17 adds the precheck of the page's
+ * last tuple and sets currPos.dir; 18 takes the page's predicate lock,
+ * sets prevPage and startikey, and leaves the LSN to its callers.
  */
-#if PG_VERSION_NUM < 160000
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
 #define BTJIT_READPAGE_REDIRECTABLE 1
 #endif
 

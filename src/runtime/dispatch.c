@@ -591,38 +591,55 @@ btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 
 #ifdef BTJIT_READPAGE_REDIRECTABLE
 /*
- * The redirected _bt_readpage (PostgreSQL 15): the module's leaf read
+ * The redirected _bt_readpage (15, 17 and 18): the module's leaf read
  * (leafread.c) for a scan whose index has compiled scan-key checks, else
  * the original.  A parallel scan (the read hands the next page to another
  * worker) and a scan with array keys keep the server's.  offnum arrives in
  * 32 bits and is truncated here: gcc's callers leave the upper bits
- * undefined (src/README, "Finding _bt_readpage").
+ * undefined (src/README, "Finding _bt_readpage").  17 and 18 add
+ * firstPage, a bool, of which the callee reads the low byte only.
  */
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
+	btjit_module.stock_readpage((scan), (dir), (offnum), (firstpage))
+
+bool
+btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum,
+						bool firstpage)
+#else
+#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
+	btjit_module.stock_readpage((scan), (dir), (offnum))
+
 bool
 btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
+#endif
 {
 	Relation	rel = scan->indexRelation;
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	BtjitSlot  *slot;
+#ifndef BTJIT_CHECKKEYS_READPAGE_STATE
+	bool		firstpage = false;	/* 15 has no such argument */
+#endif
 
 	if (!btjit_code_active || scan->parallel_scan != NULL ||
 		so->numArrayKeys != 0)
-		return btjit_module.stock_readpage(scan, dir, (OffsetNumber) offnum);
+		return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum,
+									firstpage);
 
 	slot = btjit_slot_for(rel);
 	if (likely(slot->rel == rel && slot->relid == rel->rd_id &&
 			   slot->chk_entry != NULL))
 	{
 		if (likely(btjit_fast_ok))
-			return btjit_leafread(scan, dir, (OffsetNumber) offnum,
+			return btjit_leafread(scan, dir, (OffsetNumber) offnum, firstpage,
 								  slot->chk_entry,
 								  &slot->ix->counts.jit_checks);
 		return btjit_leafread_verify(scan, dir, (OffsetNumber) offnum,
-									 slot->chk_entry,
+									 firstpage, slot->chk_entry,
 									 &slot->ix->counts.jit_checks,
 									 slot->ix->signature);
 	}
-	return btjit_module.stock_readpage(scan, dir, (OffsetNumber) offnum);
+	return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum, firstpage);
 }
 #endif
 

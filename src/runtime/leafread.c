@@ -2,9 +2,9 @@
  *
  * leafread.c
  *	  The leaf read of a scan whose index has compiled scan-key checks
- *	  (PostgreSQL 15): what _bt_readpage does, with the compiled check
- *	  called directly for each tuple and the matches saved inline, and
- *	  verify mode's comparison of it with the server's own.
+ *	  (PostgreSQL 15, 17 and 18): what _bt_readpage does, with the
+ *	  compiled check called directly for each tuple and the matches saved
+ *	  inline, and verify mode's comparison of it with the server's own.
  *
  * The server's _bt_readpage reaches the compiled check through the
  * redirected _bt_checkkeys and its dispatcher, and saves each match
@@ -14,12 +14,19 @@
  * leaf read"); only the calls are gone.  The dispatcher (dispatch.c)
  * sends here only scans that are neither parallel nor with array keys.
  *
+ * Where every scan key bounds the index order (each is required in one
+ * direction or the other), the tuples between two that pass every key
+ * pass every key too: a long run of matches is found by testing the
+ * page's last item, or by bisection, and saved without testing the tuples
+ * inside it (src/README, "The page shortcut").
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/nbtree.h"
 #include "storage/bufmgr.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
 
 #include "runtime/runtime.h"
@@ -104,99 +111,434 @@ leafread_save(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 }
 
 /*
+ * A read first tries the page shortcut at the first matching tuple at
+ * least LEAFREAD_SHORTCUT_AFTER items from where it started, by testing
+ * the page's last item in the scan's direction: a read that stops sooner
+ * (a unique key, a short range) pays nothing, and one whose run ends
+ * before the page does pays that one test.  If the run then goes on for
+ * LEAFREAD_BISECT_AFTER more items, it is long enough for a bisection
+ * between its latest match and the failing last item (about log2 of the
+ * items between them) to pay.
+ */
+#define LEAFREAD_SHORTCUT_AFTER 4
+#define LEAFREAD_BISECT_AFTER 16
+
+/* What the page shortcut tries next in this read */
+typedef enum LeafreadRunStage
+{
+	LEAFREAD_TEST_LAST,			/* test the page's last item */
+	LEAFREAD_BISECT,			/* the last item fails: bisect */
+	LEAFREAD_RUN_DONE			/* tried: every tuple is tested */
+} LeafreadRunStage;
+
+/*
+ * Whether the page shortcut holds for this scan's keys: every key is
+ * required in one direction or the other (a bound of the index order,
+ * all the columns before it bound by equality), and none is a row
+ * comparison.  Then the tuples that pass every key are one run of the
+ * page, so one between two that pass passes too (src/README, "The page
+ * shortcut").  A key required in neither direction may fail anywhere in
+ * a run, so such a scan tests every tuple.
+ */
+static bool
+leafread_keys_bound_one_run(BTScanOpaque so)
+{
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		int			flags = so->keyData[i].sk_flags;
+
+		if ((flags & SK_ROW_HEADER) ||
+			!(flags & (SK_BT_REQFWD | SK_BT_REQBKWD)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the item at offnum passes every scan key (dead or not).  On 17
+ * and 18 the test gets a read state of its own that skips no key: the
+ * page's may have the server's precheck or startikey set.
+ */
+static inline bool
+leafread_passes(IndexScanDesc scan, Page page, OffsetNumber offnum, int natts,
+				ScanDirection dir, BtjitCheckEntryFn check, uint64 *counters)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(page,
+												PageGetItemId(page, offnum));
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	BTReadPageState state;
+
+	memset(&state, 0, sizeof(state));
+#if PG_VERSION_NUM < 180000
+	state.dir = dir;
+#endif
+	state.page = page;
+	state.offnum = offnum;
+	state.continuescan = true;
+	return check(scan, itup, natts, (int) dir, &state.continuescan, counters);
+#else
+	bool		continuescan = true;
+
+	return check(scan, itup, natts, (int) dir, &continuescan, counters);
+#endif
+}
+
+/*
+ * The furthest item from the walk's match 'from' towards the page's last
+ * item 'last' (either direction) known to pass every scan key, 'from'
+ * itself if none; and what the shortcut tries next.  First 'last' is
+ * tested; if it fails, the next call bisects between its own match and
+ * 'last', keeping a passing end and a failing one.  Every item between
+ * two that pass passes too, when the keys bound one run.  'from' passed
+ * the walk's test, which on 15 is of every key; on 17 and 18 the page's
+ * read state may have skipped some, so there it is tested again.
+ */
+static pg_noinline OffsetNumber
+leafread_run_end(IndexScanDesc scan, Page page, OffsetNumber from,
+				 OffsetNumber last, int natts, ScanDirection dir,
+				 BtjitCheckEntryFn check, uint64 *counters,
+				 LeafreadRunStage *stage)
+{
+	LeafreadRunStage tried = *stage;
+	int			passing = from;
+	int			failing = last;
+
+	*stage = LEAFREAD_RUN_DONE;
+	if (!leafread_keys_bound_one_run((BTScanOpaque) scan->opaque))
+		return from;
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	if (!leafread_passes(scan, page, from, natts, dir, check, counters))
+		return from;
+#endif
+	if (tried == LEAFREAD_TEST_LAST)
+	{
+		if (leafread_passes(scan, page, last, natts, dir, check, counters))
+			return last;
+		*stage = LEAFREAD_BISECT;
+		return from;
+	}
+	while (abs(failing - passing) > 1)
+	{
+		int			mid = (passing + failing) / 2;
+
+		if (leafread_passes(scan, page, (OffsetNumber) mid, natts, dir,
+							check, counters))
+			passing = mid;
+		else
+			failing = mid;
+	}
+	return (OffsetNumber) passing;
+}
+
+/*
+ * One read of a leaf page: what the walk in either direction works with.
+ * On 17 and 18 the compiled check is handed the continuescan of a
+ * BTReadPageState set up as the server sets up its own: the check reads
+ * the keys to skip next to it (17's precheck, 18's startikey), and a
+ * declined check hands the same state to the server's _bt_checkkeys.
+ */
+typedef struct LeafreadPage
+{
+	IndexScanDesc scan;
+	BTScanOpaque so;
+	Page		page;
+	BTPageOpaque opaque;
+	OffsetNumber minoff;
+	OffsetNumber maxoff;
+	int			natts;
+	bool		skip_dead;		/* the scan ignores killed tuples */
+	ScanDirection dir;
+	BtjitCheckEntryFn check;
+	uint64	   *counters;
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	BTReadPageState *pstate;	/* the caller's: its address is handed out */
+#endif
+	bool	   *continuescan;	/* pstate's, or the caller's own (15) */
+} LeafreadPage;
+
+/* The walk's test of the tuple at offnum, with the page's read state */
+static pg_attribute_always_inline bool
+leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum)
+{
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	lp->pstate->offnum = offnum;
+#endif
+	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
+					 lp->continuescan, lp->counters);
+}
+
+/*
+ * What the server's read writes and sets up before its walk: the scan
+ * position's page fields, 18's predicate lock, and on 17 and 18 the read
+ * state with its skipped keys (17's precheck of the page's last tuple,
+ * 18's _bt_set_startikey).  False if the page must go to the server's
+ * function after all (18 forcing keys non-required: never without array
+ * keys), having written nothing that function will not write again.
+ */
+static pg_attribute_always_inline bool
+leafread_begin(LeafreadPage *lp, bool firstpage)
+{
+	BTScanOpaque so = lp->so;
+
+	so->currPos.currPage = BufferGetBlockNumber(so->currPos.buf);
+	so->currPos.nextPage = lp->opaque->btpo_next;
+	so->currPos.nextTupleOffset = 0;
+#if PG_VERSION_NUM >= 180000
+	/* 18 leaves the LSN to the caller, which takes it as it unlocks */
+	so->currPos.prevPage = lp->opaque->btpo_prev;
+	so->currPos.dir = lp->dir;
+	PredicateLockPage(lp->scan->indexRelation, so->currPos.currPage,
+					  lp->scan->xs_snapshot);
+#else
+	so->currPos.lsn = BufferGetLSNAtomic(so->currPos.buf);
+#if PG_VERSION_NUM >= 170000
+	so->currPos.dir = lp->dir;
+#endif
+#endif
+
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	memset(lp->pstate, 0, sizeof(BTReadPageState));
+	lp->pstate->minoff = lp->minoff;
+	lp->pstate->maxoff = lp->maxoff;
+	lp->pstate->page = lp->page;
+	lp->pstate->continuescan = true;
+#if PG_VERSION_NUM >= 180000
+	lp->pstate->firstpage = firstpage;
+	if (!firstpage && lp->minoff < lp->maxoff)
+	{
+		_bt_set_startikey(lp->scan, lp->pstate);
+		if (unlikely(lp->pstate->forcenonrequired))
+			return false;
+	}
+#else
+	lp->pstate->dir = lp->dir;
+	if (!firstpage && !so->scanBehind && lp->minoff < lp->maxoff)
+	{
+		OffsetNumber last = ScanDirectionIsForward(lp->dir) ?
+			lp->maxoff : lp->minoff;
+
+		(void) lp->check(lp->scan,
+						 (IndexTuple) PageGetItem(lp->page,
+												  PageGetItemId(lp->page, last)),
+						 lp->natts, (int) lp->dir, lp->continuescan,
+						 lp->counters);
+		lp->pstate->prechecked = lp->pstate->continuescan;
+		lp->pstate->continuescan = true;
+	}
+#endif
+#else
+	(void) firstpage;
+#endif
+	return true;
+}
+
+/* A match: 17 notes the page's first (its firstmatch skips keys) */
+static pg_attribute_always_inline void
+leafread_matched(LeafreadPage *lp)
+{
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE) && PG_VERSION_NUM < 180000
+	lp->pstate->firstmatch = true;
+#else
+	(void) lp;
+#endif
+}
+
+/* The walk forward from offnum, the high key, and the position's items */
+static pg_attribute_always_inline void
+leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
+{
+	BTScanOpaque so = lp->so;
+	Page		page = lp->page;
+	OffsetNumber maxoff = lp->maxoff;
+	bool	   *continuescan = lp->continuescan;
+	LeafreadRunStage stage = LEAFREAD_TEST_LAST;
+	int			shortcut_at;
+	int			itemIndex = 0;
+
+	offnum = Max(offnum, lp->minoff);
+	shortcut_at = offnum + LEAFREAD_SHORTCUT_AFTER;
+	for (; offnum <= maxoff; offnum = OffsetNumberNext(offnum))
+	{
+		ItemId		iid = PageGetItemId(page, offnum);
+		IndexTuple	itup;
+
+		if (lp->skip_dead && ItemIdIsDead(iid))
+			continue;
+		itup = (IndexTuple) PageGetItem(page, iid);
+		if (leafread_test(lp, itup, offnum))
+		{
+			leafread_matched(lp);
+			itemIndex = leafread_save(so, itemIndex, offnum, itup, true);
+			if (unlikely(offnum >= shortcut_at) && offnum < maxoff)
+			{
+				OffsetNumber end = leafread_run_end(lp->scan, page, offnum,
+													maxoff, lp->natts,
+													lp->dir, lp->check,
+													lp->counters, &stage);
+
+				shortcut_at = stage == LEAFREAD_BISECT ?
+					offnum + LEAFREAD_BISECT_AFTER : MaxOffsetNumber + 1;
+				/* every item up to end matches, as the server finds */
+				while (offnum < end)
+				{
+					offnum = OffsetNumberNext(offnum);
+					iid = PageGetItemId(page, offnum);
+					if (lp->skip_dead && ItemIdIsDead(iid))
+						continue;
+					itemIndex = leafread_save(so, itemIndex, offnum,
+											  (IndexTuple) PageGetItem(page, iid),
+											  true);
+				}
+			}
+		}
+		if (!*continuescan)
+			break;
+	}
+
+	/* the high key may show that the page to the right has no match */
+	if (*continuescan && !P_RIGHTMOST(lp->opaque)
+#if PG_VERSION_NUM >= 180000
+		&& !so->scanBehind
+#endif
+		)
+	{
+		IndexTuple	hikey = (IndexTuple) PageGetItem(page,
+													 PageGetItemId(page, P_HIKEY));
+
+#if PG_VERSION_NUM >= 180000
+		lp->pstate->startikey = 0;
+#elif defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+		lp->pstate->prechecked = false;
+#endif
+		(void) lp->check(lp->scan, hikey,
+						 BTreeTupleGetNAtts(hikey, lp->scan->indexRelation),
+						 (int) lp->dir, continuescan, lp->counters);
+	}
+	if (!*continuescan)
+		so->currPos.moreRight = false;
+	so->currPos.firstItem = 0;
+	so->currPos.lastItem = itemIndex - 1;
+	so->currPos.itemIndex = 0;
+}
+
+/* The walk backward from offnum, and the position's items */
+static pg_attribute_always_inline void
+leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
+{
+	BTScanOpaque so = lp->so;
+	Page		page = lp->page;
+	OffsetNumber minoff = lp->minoff;
+	bool	   *continuescan = lp->continuescan;
+	LeafreadRunStage stage = LEAFREAD_TEST_LAST;
+	int			shortcut_at;
+	int			itemIndex = MaxTIDsPerBTreePage;
+
+	offnum = Min(offnum, lp->maxoff);
+	shortcut_at = (int) offnum - LEAFREAD_SHORTCUT_AFTER;
+	for (; offnum >= minoff; offnum = OffsetNumberPrev(offnum))
+	{
+		ItemId		iid = PageGetItemId(page, offnum);
+		IndexTuple	itup;
+		bool		alive = true;
+
+		/*
+		 * A dead first item is still tested: it may end the scan, which then
+		 * need not step to the page on the left.
+		 */
+		if (lp->skip_dead && ItemIdIsDead(iid))
+		{
+			if (offnum > minoff)
+				continue;
+			alive = false;
+		}
+		itup = (IndexTuple) PageGetItem(page, iid);
+		if (leafread_test(lp, itup, offnum) && alive)
+		{
+			leafread_matched(lp);
+			itemIndex = leafread_save(so, itemIndex, offnum, itup, false);
+			if (unlikely((int) offnum <= shortcut_at) && offnum > minoff)
+			{
+				OffsetNumber end = leafread_run_end(lp->scan, page, offnum,
+													minoff, lp->natts,
+													lp->dir, lp->check,
+													lp->counters, &stage);
+
+				shortcut_at = stage == LEAFREAD_BISECT ?
+					(int) offnum - LEAFREAD_BISECT_AFTER : -1;
+
+				/*
+				 * every item down to end matches, as the server finds; a dead
+				 * first item too, which it tests but does not save
+				 */
+				while (offnum > end)
+				{
+					offnum = OffsetNumberPrev(offnum);
+					iid = PageGetItemId(page, offnum);
+					if (lp->skip_dead && ItemIdIsDead(iid))
+						continue;
+					itemIndex = leafread_save(so, itemIndex, offnum,
+											  (IndexTuple) PageGetItem(page, iid),
+											  false);
+				}
+			}
+		}
+		if (!*continuescan)
+		{
+			so->currPos.moreLeft = false;
+			break;
+		}
+	}
+	so->currPos.firstItem = itemIndex;
+	so->currPos.lastItem = MaxTIDsPerBTreePage - 1;
+	so->currPos.itemIndex = MaxTIDsPerBTreePage - 1;
+}
+
+/*
  * Read the leaf page in so->currPos.buf from offnum on in the scan's
  * direction, as the server's _bt_readpage does, testing each tuple with
- * the compiled check; true if anything matched.
+ * the compiled check; true if anything matched.  firstpage is 17 and 18's
+ * argument (whether this is the first page the scan reads), false on 15.
  */
 bool
 btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
-			   BtjitCheckEntryFn check, uint64 *counters)
+			   bool firstpage, BtjitCheckEntryFn check, uint64 *counters)
 {
-	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	Page		page = BufferGetPage(so->currPos.buf);
-	BTPageOpaque opaque = BTPageGetOpaque(page);
-	int			natts = IndexRelationGetNumberOfAttributes(scan->indexRelation);
-	OffsetNumber minoff = P_FIRSTDATAKEY(opaque);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	bool		skip_dead = scan->ignore_killed_tuples;
+	LeafreadPage lp;
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	BTReadPageState pstate;
+
+	lp.pstate = &pstate;
+	lp.continuescan = &pstate.continuescan;
+#else
 	bool		continuescan = true;
-	int			itemIndex;
+
+	lp.continuescan = &continuescan;
+#endif
 
 	Assert(scan->parallel_scan == NULL);
-	so->currPos.currPage = BufferGetBlockNumber(so->currPos.buf);
-	so->currPos.lsn = BufferGetLSNAtomic(so->currPos.buf);
-	so->currPos.nextPage = opaque->btpo_next;
-	so->currPos.nextTupleOffset = 0;
-
+	lp.scan = scan;
+	lp.so = (BTScanOpaque) scan->opaque;
+	Assert(lp.so->numArrayKeys == 0);
+	lp.page = BufferGetPage(lp.so->currPos.buf);
+	lp.opaque = BTPageGetOpaque(lp.page);
+	lp.minoff = P_FIRSTDATAKEY(lp.opaque);
+	lp.maxoff = PageGetMaxOffsetNumber(lp.page);
+	lp.natts = IndexRelationGetNumberOfAttributes(scan->indexRelation);
+	lp.skip_dead = scan->ignore_killed_tuples;
+	lp.dir = dir;
+	lp.check = check;
+	lp.counters = counters;
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	if (unlikely(!leafread_begin(&lp, firstpage)))
+		return btjit_module.stock_readpage(scan, dir, offnum, firstpage);
+#else
+	(void) leafread_begin(&lp, firstpage);
+#endif
 	if (ScanDirectionIsForward(dir))
-	{
-		itemIndex = 0;
-		for (offnum = Max(offnum, minoff); offnum <= maxoff;
-			 offnum = OffsetNumberNext(offnum))
-		{
-			ItemId		iid = PageGetItemId(page, offnum);
-			IndexTuple	itup;
-
-			if (skip_dead && ItemIdIsDead(iid))
-				continue;
-			itup = (IndexTuple) PageGetItem(page, iid);
-			if (check(scan, itup, natts, (int) dir, &continuescan, counters))
-				itemIndex = leafread_save(so, itemIndex, offnum, itup, true);
-			if (!continuescan)
-				break;
-		}
-
-		/* the high key may show that the page to the right has no match */
-		if (continuescan && !P_RIGHTMOST(opaque))
-		{
-			IndexTuple	hikey = (IndexTuple) PageGetItem(page,
-														 PageGetItemId(page, P_HIKEY));
-
-			(void) check(scan, hikey,
-						 BTreeTupleGetNAtts(hikey, scan->indexRelation),
-						 (int) dir, &continuescan, counters);
-		}
-		if (!continuescan)
-			so->currPos.moreRight = false;
-		so->currPos.firstItem = 0;
-		so->currPos.lastItem = itemIndex - 1;
-		so->currPos.itemIndex = 0;
-	}
+		leafread_forward(&lp, offnum);
 	else
-	{
-		itemIndex = MaxTIDsPerBTreePage;
-		for (offnum = Min(offnum, maxoff); offnum >= minoff;
-			 offnum = OffsetNumberPrev(offnum))
-		{
-			ItemId		iid = PageGetItemId(page, offnum);
-			IndexTuple	itup;
-			bool		alive = true;
-
-			/*
-			 * A dead first item is still tested: it may end the scan, which
-			 * then need not step to the page on the left.
-			 */
-			if (skip_dead && ItemIdIsDead(iid))
-			{
-				if (offnum > minoff)
-					continue;
-				alive = false;
-			}
-			itup = (IndexTuple) PageGetItem(page, iid);
-			if (check(scan, itup, natts, (int) dir, &continuescan, counters) &&
-				alive)
-				itemIndex = leafread_save(so, itemIndex, offnum, itup, false);
-			if (!continuescan)
-			{
-				so->currPos.moreLeft = false;
-				break;
-			}
-		}
-		so->currPos.firstItem = itemIndex;
-		so->currPos.lastItem = MaxTIDsPerBTreePage - 1;
-		so->currPos.itemIndex = MaxTIDsPerBTreePage - 1;
-	}
-	return so->currPos.firstItem <= so->currPos.lastItem;
+		leafread_backward(&lp, offnum);
+	return lp.so->currPos.firstItem <= lp.so->currPos.lastItem;
 }
 
 /* The first field of the scan position that differs, or NULL */
@@ -210,6 +552,14 @@ leafread_first_difference(const BTScanPosData *a, const BTScanPosData *b,
 		return "currPage";
 	if (a->nextPage != b->nextPage)
 		return "nextPage";
+#if PG_VERSION_NUM >= 180000
+	if (a->prevPage != b->prevPage)
+		return "prevPage";
+#endif
+#if PG_VERSION_NUM >= 170000
+	if (a->dir != b->dir)
+		return "dir";
+#endif
 	if (a->lsn != b->lsn)
 		return "lsn";
 	if (a->moreLeft != b->moreLeft)
@@ -242,8 +592,9 @@ leafread_first_difference(const BTScanPosData *a, const BTScanPosData *b,
  */
 bool
 btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
-					  OffsetNumber offnum, BtjitCheckEntryFn check,
-					  uint64 *counters, const char *signature)
+					  OffsetNumber offnum, bool firstpage,
+					  BtjitCheckEntryFn check, uint64 *counters,
+					  const char *signature)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	BTScanPosData *before = palloc(sizeof(BTScanPosData));
@@ -262,7 +613,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		memcpy(tuples_before, so->currTuples, BLCKSZ);
 	}
 
-	our_result = btjit_leafread(scan, dir, offnum, check, counters);
+	our_result = btjit_leafread(scan, dir, offnum, firstpage, check, counters);
 	memcpy(ours, &so->currPos, sizeof(BTScanPosData));
 	memcpy(&so->currPos, before, sizeof(BTScanPosData));
 	if (so->currTuples)
@@ -271,7 +622,11 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		memcpy(so->currTuples, tuples_before, BLCKSZ);
 	}
 
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	stock_result = btjit_module.stock_readpage(scan, dir, offnum, firstpage);
+#else
 	stock_result = btjit_module.stock_readpage(scan, dir, offnum);
+#endif
 
 	difference = leafread_first_difference(&so->currPos, ours,
 										   so->currTuples, tuples_ours);

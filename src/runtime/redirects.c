@@ -221,15 +221,21 @@ btjit_redirect_exported(const BtjitExportedTarget *t, void *replacement)
 #ifdef BTJIT_READPAGE_REDIRECTABLE
 /*
  * Find _bt_readpage (binpatch/readpage.c) and redirect it.  Its signature
- * is these headers' (15: scan, dir, offnum; _bt_checkkeys is handed
- * &continuescan, a bool, as its fifth argument).  Only with _bt_checkkeys
- * redirected: the leaf read calls the compiled checks, whose declined path
- * runs _bt_checkkeys' stock entry.
+ * is these headers': on 15 (scan, dir, offnum), and _bt_checkkeys is
+ * handed &continuescan, a bool, as its fifth argument; on 17 and 18 (scan,
+ * dir, offnum, firstPage), and _bt_checkkeys is handed the page's
+ * BTReadPageState as its second.  Only with _bt_checkkeys redirected: the
+ * leaf read calls the compiled checks, whose declined path runs
+ * _bt_checkkeys' stock entry.
  */
 static void
 btjit_redirect_readpage(void *replacement)
 {
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	static const BtjitReadpageSignature signature = {4, 1, sizeof(BTReadPageState)};
+#else
 	static const BtjitReadpageSignature signature = {3, 4, sizeof(bool)};
+#endif
 	const BtjitLocation *loc = &btjit_module.location;
 	BtjitReadpageLocation *rp = &btjit_module.readpage_location;
 	BtjitDetour *detour = &btjit_module.detours[BTJIT_TARGET_READPAGE];

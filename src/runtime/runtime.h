@@ -65,7 +65,10 @@ typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, IndexTuple tuple,
 								  int tupnatts, ScanDirection dir,
 								  bool *continuescan);
 #endif
-#ifdef BTJIT_READPAGE_REDIRECTABLE
+#if defined(BTJIT_READPAGE_REDIRECTABLE) && defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
+								 OffsetNumber offnum, bool firstPage);
+#elif defined(BTJIT_READPAGE_REDIRECTABLE)
 typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
 								 OffsetNumber offnum);
 #endif
@@ -77,7 +80,7 @@ typedef enum BtjitTarget
 	BTJIT_TARGET_COMPARE,		/* _bt_compare (exported) */
 	BTJIT_TARGET_INSERT,		/* _bt_binsrch_insert (exported) */
 	BTJIT_TARGET_CHECKKEYS,		/* _bt_checkkeys (exported up to 18) */
-	BTJIT_TARGET_READPAGE,		/* _bt_readpage (static: located; 15 only) */
+	BTJIT_TARGET_READPAGE,		/* _bt_readpage (static: located; 15, 17, 18) */
 	BTJIT_NTARGETS
 } BtjitTarget;
 
@@ -145,7 +148,10 @@ extern bool btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple,
 								 int tupnatts, ScanDirection dir,
 								 bool *continuescan);
 #endif
-#ifdef BTJIT_READPAGE_REDIRECTABLE
+#if defined(BTJIT_READPAGE_REDIRECTABLE) && defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+extern bool btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir,
+									uint32 offnum, bool firstPage);
+#elif defined(BTJIT_READPAGE_REDIRECTABLE)
 extern bool btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir,
 									uint32 offnum);
 #endif
@@ -154,11 +160,12 @@ extern void btjit_dispatch_init(void);
 /* ---- The leaf read (leafread.c) ---- */
 #ifdef BTJIT_READPAGE_REDIRECTABLE
 extern bool btjit_leafread(IndexScanDesc scan, ScanDirection dir,
-						   OffsetNumber offnum, BtjitCheckEntryFn check,
-						   uint64 *counters);
+						   OffsetNumber offnum, bool firstpage,
+						   BtjitCheckEntryFn check, uint64 *counters);
 extern bool btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
-								  OffsetNumber offnum, BtjitCheckEntryFn check,
-								  uint64 *counters, const char *signature);
+								  OffsetNumber offnum, bool firstpage,
+								  BtjitCheckEntryFn check, uint64 *counters,
+								  const char *signature);
 #endif
 
 /* ---- Per-index state (jitcache.c) ---- */

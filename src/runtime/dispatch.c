@@ -600,16 +600,10 @@ btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
  * firstPage, a bool, of which the callee reads the low byte only.
  */
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
-#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
-	btjit_module.stock_readpage((scan), (dir), (offnum), (firstpage))
-
 bool
 btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum,
 						bool firstpage)
 #else
-#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
-	btjit_module.stock_readpage((scan), (dir), (offnum))
-
 bool
 btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 #endif

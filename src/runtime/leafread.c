@@ -343,6 +343,43 @@ leafread_matched(LeafreadPage *lp)
 #endif
 }
 
+/*
+ * The page shortcut at the walk's match at offnum: leafread_run_end's try
+ * towards the page's last item in the walk's direction, and every live
+ * item it proves saved untested, as the server's walk finds them all
+ * matching (backward, a dead first item too, which the server tests but
+ * does not save).  Returns the offset the walk goes on from, the run's
+ * end; sets where the shortcut is tried next, and the next itemIndex.
+ */
+static pg_attribute_always_inline OffsetNumber
+leafread_take_run(LeafreadPage *lp, OffsetNumber offnum, bool forward,
+				  LeafreadRunStage *stage, int *shortcut_at, int *itemIndex)
+{
+	OffsetNumber end = leafread_run_end(lp->scan, lp->page, offnum,
+										forward ? lp->maxoff : lp->minoff,
+										lp->natts, lp->dir, lp->check,
+										lp->counters, stage);
+
+	if (*stage == LEAFREAD_BISECT)
+		*shortcut_at = forward ? offnum + LEAFREAD_BISECT_AFTER :
+			(int) offnum - LEAFREAD_BISECT_AFTER;
+	else
+		*shortcut_at = forward ? MaxOffsetNumber + 1 : -1;
+	while (forward ? offnum < end : offnum > end)
+	{
+		ItemId		iid;
+
+		offnum = forward ? OffsetNumberNext(offnum) : OffsetNumberPrev(offnum);
+		iid = PageGetItemId(lp->page, offnum);
+		if (lp->skip_dead && ItemIdIsDead(iid))
+			continue;
+		*itemIndex = leafread_save(lp->so, *itemIndex, offnum,
+								   (IndexTuple) PageGetItem(lp->page, iid),
+								   forward);
+	}
+	return offnum;
+}
+
 /* The walk forward from offnum, the high key, and the position's items */
 static pg_attribute_always_inline void
 leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
@@ -370,26 +407,8 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 			leafread_matched(lp);
 			itemIndex = leafread_save(so, itemIndex, offnum, itup, true);
 			if (unlikely(offnum >= shortcut_at) && offnum < maxoff)
-			{
-				OffsetNumber end = leafread_run_end(lp->scan, page, offnum,
-													maxoff, lp->natts,
-													lp->dir, lp->check,
-													lp->counters, &stage);
-
-				shortcut_at = stage == LEAFREAD_BISECT ?
-					offnum + LEAFREAD_BISECT_AFTER : MaxOffsetNumber + 1;
-				/* every item up to end matches, as the server finds */
-				while (offnum < end)
-				{
-					offnum = OffsetNumberNext(offnum);
-					iid = PageGetItemId(page, offnum);
-					if (lp->skip_dead && ItemIdIsDead(iid))
-						continue;
-					itemIndex = leafread_save(so, itemIndex, offnum,
-											  (IndexTuple) PageGetItem(page, iid),
-											  true);
-				}
-			}
+				offnum = leafread_take_run(lp, offnum, true, &stage,
+										   &shortcut_at, &itemIndex);
 		}
 		if (!*continuescan)
 			break;
@@ -457,30 +476,8 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
 			leafread_matched(lp);
 			itemIndex = leafread_save(so, itemIndex, offnum, itup, false);
 			if (unlikely((int) offnum <= shortcut_at) && offnum > minoff)
-			{
-				OffsetNumber end = leafread_run_end(lp->scan, page, offnum,
-													minoff, lp->natts,
-													lp->dir, lp->check,
-													lp->counters, &stage);
-
-				shortcut_at = stage == LEAFREAD_BISECT ?
-					(int) offnum - LEAFREAD_BISECT_AFTER : -1;
-
-				/*
-				 * every item down to end matches, as the server finds; a dead
-				 * first item too, which it tests but does not save
-				 */
-				while (offnum > end)
-				{
-					offnum = OffsetNumberPrev(offnum);
-					iid = PageGetItemId(page, offnum);
-					if (lp->skip_dead && ItemIdIsDead(iid))
-						continue;
-					itemIndex = leafread_save(so, itemIndex, offnum,
-											  (IndexTuple) PageGetItem(page, iid),
-											  false);
-				}
-			}
+				offnum = leafread_take_run(lp, offnum, false, &stage,
+										   &shortcut_at, &itemIndex);
 		}
 		if (!*continuescan)
 		{
@@ -528,12 +525,8 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.dir = dir;
 	lp.check = check;
 	lp.counters = counters;
-#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
 	if (unlikely(!leafread_begin(&lp, firstpage)))
-		return btjit_module.stock_readpage(scan, dir, offnum, firstpage);
-#else
-	(void) leafread_begin(&lp, firstpage);
-#endif
+		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
 	if (ScanDirectionIsForward(dir))
 		leafread_forward(&lp, offnum);
 	else
@@ -622,11 +615,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		memcpy(so->currTuples, tuples_before, BLCKSZ);
 	}
 
-#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
-	stock_result = btjit_module.stock_readpage(scan, dir, offnum, firstpage);
-#else
-	stock_result = btjit_module.stock_readpage(scan, dir, offnum);
-#endif
+	stock_result = BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
 
 	difference = leafread_first_difference(&so->currPos, ours,
 										   so->currTuples, tuples_ours);

@@ -65,12 +65,20 @@ typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, IndexTuple tuple,
 								  int tupnatts, ScanDirection dir,
 								  bool *continuescan);
 #endif
+/*
+ * The server's _bt_readpage through its stock entry; firstpage is 17 and
+ * 18's fourth argument, which 15 does not have.
+ */
 #if defined(BTJIT_READPAGE_REDIRECTABLE) && defined(BTJIT_CHECKKEYS_READPAGE_STATE)
 typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
 								 OffsetNumber offnum, bool firstPage);
+#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
+	btjit_module.stock_readpage((scan), (dir), (offnum), (firstpage))
 #elif defined(BTJIT_READPAGE_REDIRECTABLE)
 typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
 								 OffsetNumber offnum);
+#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
+	btjit_module.stock_readpage((scan), (dir), (offnum))
 #endif
 
 /* One server function the module may redirect. */

@@ -36,7 +36,8 @@ COMPILER_OBJS = src/llvm/specialise.o src/llvm/bcimport.o \
 
 EXTENSION = btree_jit
 DATA = sql/btree_jit--1.0.sql sql/btree_jit--1.0--1.1.sql \
-	sql/btree_jit--1.1--1.2.sql sql/btree_jit--1.2--1.3.sql
+	sql/btree_jit--1.1--1.2.sql sql/btree_jit--1.2--1.3.sql \
+	sql/btree_jit--1.3--1.4.sql
 PGFILEDESC = "btree_jit - specialised B-tree page search"
 
 # Bitcode templates, specialised at run time (installed under pkglibdir).

@@ -253,6 +253,15 @@ query_counts() {
 	echo "$out"
 }
 
+query_check_counts() {
+	# the scan-key checks and leaf reads the module answered, and of those
+	# the ones verify compared, summed over the shared entries of every
+	# database (an evicted entry's counts are gone: a lower bound)
+	psql_as -d postgres -At -F ' ' -c 'SELECT coalesce(sum(verified_checks), 0),
+		coalesce(sum(jit_checks), 0), coalesce(sum(verified_leafreads), 0),
+		coalesce(sum(jit_leafreads), 0) FROM btree_jit_index_counters()' 2>/dev/null
+}
+
 do_run() {
 	local run=$1 out=$results/$1 conf=() line t0 t1 ok=1 counts verified jitted
 	mkdir -p "$out"
@@ -311,6 +320,17 @@ do_run() {
 			if [[ $run == verify* && ${verified:-0} -le 0 ]]; then
 				run_notes[$run]+=" verified_searches = 0 with verify on;"
 				ok=0
+			fi
+			# 15, 17 and 18 run the module's scan-key checks and leaf read
+			# (19 the server's): with verify on, both must have been compared
+			if read -r vchecks jchecks vleaf jleaf < <(query_check_counts) && [[ -n $jleaf ]]; then
+				echo "btree_jit_index_counters() after $run: verified/jit checks $vchecks/$jchecks, verified/jit leaf reads $vleaf/$jleaf"
+				if [[ $run == verify* && $pg_major -lt 19 && ($vchecks -le 0 || $vleaf -le 0) ]]; then
+					run_notes[$run]+=" verified_checks or verified_leafreads = 0 with verify on;"
+					ok=0
+				fi
+			else
+				run_notes[$run]+=" (no btree_jit_index_counters() counts)"
 			fi
 		else
 			run_notes[$run]+=" (no btree_jit_status counts)"

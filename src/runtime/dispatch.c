@@ -513,8 +513,8 @@ static pg_noinline bool
 btjit_verify_check(IndexScanDesc scan, BTReadPageState *pstate,
 				   IndexTuple tuple, int tupnatts, BtjitIndex *ix)
 {
-	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	ScanDirection dir = BTJIT_READPAGE_DIR(so, pstate);
+	ScanDirection dir = BTJIT_READPAGE_DIR((BTScanOpaque) scan->opaque,
+										   pstate);
 	BTReadPageState jit_state = *pstate;
 	bool		result;
 	bool		stock_result;
@@ -626,12 +626,9 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 	{
 		if (likely(btjit_fast_ok))
 			return btjit_leafread(scan, dir, (OffsetNumber) offnum, firstpage,
-								  slot->chk_entry,
-								  &slot->ix->counts.jit_checks);
+								  slot->chk_entry, &slot->ix->counts);
 		return btjit_leafread_verify(scan, dir, (OffsetNumber) offnum,
-									 firstpage, slot->chk_entry,
-									 &slot->ix->counts.jit_checks,
-									 slot->ix->signature);
+									 firstpage, slot->chk_entry, slot->ix);
 	}
 	return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum, firstpage);
 }

@@ -498,7 +498,7 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
  */
 bool
 btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
-			   bool firstpage, BtjitCheckEntryFn check, uint64 *counters)
+			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
 {
 	LeafreadPage lp;
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
@@ -524,9 +524,10 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.skip_dead = scan->ignore_killed_tuples;
 	lp.dir = dir;
 	lp.check = check;
-	lp.counters = counters;
+	lp.counters = &counts->jit_checks;
 	if (unlikely(!leafread_begin(&lp, firstpage)))
 		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
+	counts->jit_leafreads++;
 	if (ScanDirectionIsForward(dir))
 		leafread_forward(&lp, offnum);
 	else
@@ -586,8 +587,7 @@ leafread_first_difference(const BTScanPosData *a, const BTScanPosData *b,
 bool
 btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 					  OffsetNumber offnum, bool firstpage,
-					  BtjitCheckEntryFn check, uint64 *counters,
-					  const char *signature)
+					  BtjitCheckEntryFn check, BtjitIndex *ix)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	BTScanPosData *before = palloc(sizeof(BTScanPosData));
@@ -597,6 +597,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 	bool		our_result;
 	bool		stock_result;
 	const char *difference;
+	uint64		leafreads_before = ix->counts.jit_leafreads;
 
 	memcpy(before, &so->currPos, sizeof(BTScanPosData));
 	if (so->currTuples)
@@ -606,7 +607,8 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		memcpy(tuples_before, so->currTuples, BLCKSZ);
 	}
 
-	our_result = btjit_leafread(scan, dir, offnum, firstpage, check, counters);
+	our_result = btjit_leafread(scan, dir, offnum, firstpage, check,
+								&ix->counts);
 	memcpy(ours, &so->currPos, sizeof(BTScanPosData));
 	memcpy(&so->currPos, before, sizeof(BTScanPosData));
 	if (so->currTuples)
@@ -633,8 +635,11 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 						   our_result ? "true" : "false",
 						   ours->firstItem, ours->lastItem,
 						   difference ? difference : "the result",
-						   signature),
+						   ix->signature),
 				 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));
+	/* a read the module handed to the server compared it with itself */
+	if (ix->counts.jit_leafreads != leafreads_before)
+		ix->counts.verified_leafreads++;
 
 	pfree(before);
 	pfree(ours);

@@ -165,17 +165,6 @@ extern bool btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir,
 #endif
 extern void btjit_dispatch_init(void);
 
-/* ---- The leaf read (leafread.c) ---- */
-#ifdef BTJIT_READPAGE_REDIRECTABLE
-extern bool btjit_leafread(IndexScanDesc scan, ScanDirection dir,
-						   OffsetNumber offnum, bool firstpage,
-						   BtjitCheckEntryFn check, uint64 *counters);
-extern bool btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
-								  OffsetNumber offnum, bool firstpage,
-								  BtjitCheckEntryFn check, uint64 *counters,
-								  const char *signature);
-#endif
-
 /* ---- Per-index state (jitcache.c) ---- */
 
 /*
@@ -196,6 +185,8 @@ typedef struct BtjitIndexStats
 	uint64		verified_inserts;
 	uint64		jit_checks;		/* _bt_checkkeys answered by compiled code */
 	uint64		verified_checks;
+	uint64		jit_leafreads;	/* _bt_readpage answered by the module */
+	uint64		verified_leafreads;
 	uint64		compiles;		/* code compiled or loaded for it */
 	uint64		compile_failures;
 } BtjitIndexStats;
@@ -344,6 +335,16 @@ btjit_index_recheck_due(const BtjitIndex *ix)
  * examination).
  */
 extern BtjitIndex *btjit_dispatch_open(Relation rel, bool force);
+
+/* ---- The leaf read (leafread.c) ---- */
+#ifdef BTJIT_READPAGE_REDIRECTABLE
+extern bool btjit_leafread(IndexScanDesc scan, ScanDirection dir,
+						   OffsetNumber offnum, bool firstpage,
+						   BtjitCheckEntryFn check, BtjitIndexStats *counts);
+extern bool btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
+								  OffsetNumber offnum, bool firstpage,
+								  BtjitCheckEntryFn check, BtjitIndex *ix);
+#endif
 
 /* ---- Key shape (keyshape.c) ---- */
 extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,

@@ -389,7 +389,8 @@ btjit_flush_index(BtjitIndex *ix, bool exclusive)
 	pg_atomic_fetch_add_u64(&btjit_stats->stock_searches, delta.stock_searches);
 	pg_atomic_fetch_add_u64(&btjit_stats->verified_searches,
 							delta.verified_searches + delta.verified_compares +
-							delta.verified_inserts + delta.verified_checks);
+							delta.verified_inserts + delta.verified_checks +
+							delta.verified_leafreads);
 	return true;
 }
 

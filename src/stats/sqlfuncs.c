@@ -30,11 +30,13 @@ PG_FUNCTION_INFO_V1(btree_jit_status_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_3);
+PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_4);
 PG_FUNCTION_INFO_V1(btree_jit_explain);
 PG_FUNCTION_INFO_V1(btree_jit_compile);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_3);
+PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_4);
 PG_FUNCTION_INFO_V1(btree_jit_indexes_info);
 PG_FUNCTION_INFO_V1(btree_jit_reset);
 
@@ -52,10 +54,12 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 #define BTJIT_INDEX_STATS_COLS	12	/* 1.0 and 1.1 */
 #define BTJIT_INDEX_STATS_COLS_1_2	14	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEX_STATS_COLS_1_3	16	/* + jit_checks, verified_checks */
+#define BTJIT_INDEX_STATS_COLS_1_4	18	/* + jit_leafreads, verified_leafreads */
 #define BTJIT_COMPILE_COLS		4
 #define BTJIT_INDEX_COUNTERS_COLS	16	/* 1.1 */
 #define BTJIT_INDEX_COUNTERS_COLS_1_2	18	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEX_COUNTERS_COLS_1_3	20	/* + jit_checks, verified_checks */
+#define BTJIT_INDEX_COUNTERS_COLS_1_4	22	/* + jit_leafreads, verified_leafreads */
 #define BTJIT_INDEXES_INFO_COLS	4
 
 /*
@@ -80,6 +84,7 @@ static const size_t btjit_compile_counts[] = {
 static const size_t btjit_added_counts[] = {
 	BTJIT_COUNT(jit_inserts), BTJIT_COUNT(verified_inserts),	/* 1.2 */
 	BTJIT_COUNT(jit_checks), BTJIT_COUNT(verified_checks),	/* 1.3 */
+	BTJIT_COUNT(jit_leafreads), BTJIT_COUNT(verified_leafreads),	/* 1.4 */
 };
 
 /*
@@ -237,8 +242,8 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
 	int			natts = rsinfo->setDesc->natts;
-	Datum		values[BTJIT_INDEX_STATS_COLS_1_3];
-	bool		nulls[BTJIT_INDEX_STATS_COLS_1_3];
+	Datum		values[BTJIT_INDEX_STATS_COLS_1_4];
+	bool		nulls[BTJIT_INDEX_STATS_COLS_1_4];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -277,7 +282,7 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 /*
  * btree_jit_index_stats(): this backend's state of every index it knows,
  * with ncolumns columns (1.2 added the insertion searches, 1.3 the
- * scan-key checks).
+ * scan-key checks, 1.4 the leaf reads).
  */
 static Datum
 btjit_index_stats_internal(FunctionCallInfo fcinfo, int ncolumns)
@@ -307,6 +312,12 @@ Datum
 btree_jit_index_stats_1_3(PG_FUNCTION_ARGS)
 {
 	return btjit_index_stats_internal(fcinfo, BTJIT_INDEX_STATS_COLS_1_3);
+}
+
+Datum
+btree_jit_index_stats_1_4(PG_FUNCTION_ARGS)
+{
+	return btjit_index_stats_internal(fcinfo, BTJIT_INDEX_STATS_COLS_1_4);
 }
 
 /*
@@ -422,8 +433,8 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
 	int			natts = rsinfo->setDesc->natts;
-	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_3];
-	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_3];
+	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_4];
+	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_4];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -497,6 +508,12 @@ Datum
 btree_jit_index_counters_1_3(PG_FUNCTION_ARGS)
 {
 	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS_1_3);
+}
+
+Datum
+btree_jit_index_counters_1_4(PG_FUNCTION_ARGS)
+{
+	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS_1_4);
 }
 
 /* btree_jit_indexes_info(): the shared table's bound, size and evictions. */

@@ -60,10 +60,39 @@ RESET enable_indexonlyscan;
 SELECT * FROM lr_check(true);
 SELECT * FROM lr_check(false);
 
--- the leaf read ran compiled checks (15, 17, 18) or the server's (19)
+-- the leaf read ran compiled checks (15, 17, 18) or the server's (19);
+-- the module read pages itself, and under verify compared its reads with
+-- the server's, on 15, 17 and 18 only
 SELECT (s.jit_checks > 0) = (current_setting('server_version_num')::int < 190000)
-       AS checks_as_expected
+       AS checks_as_expected,
+       (s.jit_leafreads > 0 AND s.verified_leafreads > 0 AND
+        s.verified_leafreads < s.jit_leafreads) =
+       (current_setting('server_version_num')::int < 190000)
+       AS leafreads_as_expected
   FROM btree_jit_index_stats() s WHERE s.indexrelid = 'lr_kv'::regclass;
+
+-- a leaf read the module did not do is not counted: with the module off
+-- no counter moves, and an index scan with array keys (the server's read)
+-- moves neither leaf-read counter
+CREATE TEMP TABLE lr_before AS
+  SELECT jit_leafreads, verified_leafreads, searches('lr_kv') AS searches
+    FROM btree_jit_index_stats() WHERE indexrelid = 'lr_kv'::regclass;
+SET btree_jit.enabled = off;
+SELECT count(*) FROM lr WHERE k = 3 AND v BETWEEN 100 AND 2000;
+RESET btree_jit.enabled;
+SELECT count(*) FROM lr WHERE k = ANY (ARRAY[3, 4]) AND v BETWEEN 100 AND 2000;
+-- (the array scan searched lr_kv: otherwise this proves nothing)
+SELECT searches('lr_kv') > b.searches AS array_scan_used_lr_kv,
+       s.jit_leafreads = b.jit_leafreads AND
+       s.verified_leafreads = b.verified_leafreads AS not_counted
+  FROM btree_jit_index_stats() s, lr_before b
+ WHERE s.indexrelid = 'lr_kv'::regclass;
+SELECT count(*) FROM lr WHERE k = 3 AND v BETWEEN 100 AND 2000;
+SELECT (s.jit_leafreads > b.jit_leafreads) =
+       (current_setting('server_version_num')::int < 190000) AS counted
+  FROM btree_jit_index_stats() s, lr_before b
+ WHERE s.indexrelid = 'lr_kv'::regclass;
+DROP TABLE lr_before;
 
 -- The page shortcut: when every key bounds the index order, a run of
 -- matches is found by testing the page's last item (or by bisection) and

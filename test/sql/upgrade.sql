@@ -1,8 +1,9 @@
 --
 -- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics),
 -- 1.2 (the compile worker's columns in btree_jit_status(), the insertion
--- search's counts in the per-index functions and the view) and 1.3 (the
--- scan-key checks' counts in the same places), each version's
+-- search's counts in the per-index functions and the view), 1.3 (the
+-- scan-key checks' counts in the same places) and 1.4 (the leaf reads'
+-- counts in the same places), each version's
 -- functions work with this module, and the updated extension has exactly
 -- the objects of a fresh install.
 --
@@ -42,12 +43,21 @@ SELECT count(*) >= 0 AS stats_1_2, bool_and(jit_inserts >= 0) IS NOT FALSE AS in
   FROM btree_jit_index_stats();
 SELECT count(*) >= 0 AS view_1_2 FROM btree_jit_indexes;
 
-ALTER EXTENSION btree_jit UPDATE;
+ALTER EXTENSION btree_jit UPDATE TO '1.3';
 SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
--- 1.3 adds the scan-key checks
+-- 1.3 adds the scan-key checks; its 16-column btree_jit_index_stats() and
+-- 20-column btree_jit_index_counters() work with the module of 1.4
 SELECT count(*) >= 0 AS stats_1_3, bool_and(jit_checks >= 0 AND verified_checks >= 0) IS NOT FALSE AS checks_1_3
   FROM btree_jit_index_stats();
 SELECT count(*) >= 0 AS view_1_3, bool_and(jit_checks >= 0) IS NOT FALSE AS view_checks_1_3
+  FROM btree_jit_indexes;
+
+ALTER EXTENSION btree_jit UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+-- 1.4 adds the leaf reads
+SELECT count(*) >= 0 AS stats_1_4, bool_and(jit_leafreads >= 0 AND verified_leafreads >= 0) IS NOT FALSE AS leafreads_1_4
+  FROM btree_jit_index_stats();
+SELECT count(*) >= 0 AS view_1_4, bool_and(jit_leafreads >= verified_leafreads) IS NOT FALSE AS view_leafreads_1_4
   FROM btree_jit_indexes;
 
 INSERT INTO objects_updated

@@ -99,15 +99,16 @@
 #endif
 
 /*
- * The keys the server's _bt_checkkeys skips, for the tuples of a page that
- * is not the scan's first, because the page's tuples are known to satisfy
- * them (src/README, "Scan-key checks").  17 skips by requirement:
- * pstate->prechecked (the page's last tuple in the scan's direction left
- * continuescan true) skips the keys required in the scan's direction, and
- * with pstate->firstmatch (a tuple of the page matched) those required in
- * the other one too; never a row comparison.  18 skips the keys before
- * pstate->startikey, unless pstate->forcenonrequired (used with array keys
- * only) changes the rules.
+ * The keys the server's _bt_checkkeys skips because the page's tuples are
+ * known to satisfy them (src/README, "Scan-key checks").  17 skips by
+ * requirement: pstate->prechecked (the page's last tuple in the scan's
+ * direction left continuescan true, never on a scan's first page) skips the
+ * keys required in the scan's direction, and pstate->firstmatch (a tuple of
+ * the page matched) those required only in the other one, whole when
+ * prechecked too, else their operator call (which the compiled walk makes:
+ * src/README); never a row comparison.  18
+ * skips the keys before pstate->startikey (pages after the first), unless
+ * pstate->forcenonrequired (used with array keys only) changes the rules.
  */
 #if PG_VERSION_NUM >= 180000 && PG_VERSION_NUM < 190000
 #define BTJIT_READPAGE_SKIPS_STARTIKEY 1

@@ -83,6 +83,26 @@ leafread_save_posting(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 }
 
 /*
+ * Save a plain (not posting) tuple into item, and for an index-only scan
+ * (tuples not NULL) copy it to tuples + *nextTupleOffset, moving that on.
+ */
+static pg_attribute_always_inline void
+leafread_save_plain(BTScanPosItem *item, OffsetNumber offnum, IndexTuple itup,
+					char *tuples, int *nextTupleOffset)
+{
+	item->heapTid = itup->t_tid;
+	item->indexOffset = offnum;
+	if (tuples != NULL)
+	{
+		Size		size = IndexTupleSize(itup);
+
+		item->tupleOffset = *nextTupleOffset;
+		memcpy(tuples + *nextTupleOffset, itup, size);
+		*nextTupleOffset += MAXALIGN(size);
+	}
+}
+
+/*
  * Save a matching tuple as leafread_save_posting does; a plain tuple, the
  * common case, inline.
  */
@@ -90,23 +110,12 @@ static pg_attribute_always_inline int
 leafread_save(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 			  IndexTuple itup, bool forward)
 {
-	BTScanPosItem *item;
-
 	if (unlikely(BTreeTupleIsPosting(itup)))
 		return leafread_save_posting(so, itemIndex, offnum, itup, forward);
 	if (!forward)
 		itemIndex--;
-	item = &so->currPos.items[itemIndex];
-	item->heapTid = itup->t_tid;
-	item->indexOffset = offnum;
-	if (so->currTuples)
-	{
-		Size		size = IndexTupleSize(itup);
-
-		item->tupleOffset = so->currPos.nextTupleOffset;
-		memcpy(so->currTuples + so->currPos.nextTupleOffset, itup, size);
-		so->currPos.nextTupleOffset += MAXALIGN(size);
-	}
+	leafread_save_plain(&so->currPos.items[itemIndex], offnum, itup,
+						so->currTuples, &so->currPos.nextTupleOffset);
 	return forward ? itemIndex + 1 : itemIndex;
 }
 
@@ -344,6 +353,55 @@ leafread_matched(LeafreadPage *lp)
 }
 
 /*
+ * Save the live items after 'from' up to 'end' in the walk's direction, all
+ * proven to match (leafread_take_run): what a long read spends its time
+ * on.  Saves as leafread_save does, with the page and the scan position
+ * held in locals: the build's -fno-strict-aliasing would otherwise have
+ * every item stored reload them (about one instruction a tuple).  Returns
+ * the next itemIndex.
+ */
+static pg_attribute_always_inline int
+leafread_save_run(LeafreadPage *lp, OffsetNumber from, OffsetNumber end,
+				  bool forward, int itemIndex)
+{
+	BTScanOpaque so = lp->so;
+	Page		page = lp->page;
+	bool		skip_dead = lp->skip_dead;
+	BTScanPosItem *items = so->currPos.items;
+	char	   *tuples = so->currTuples;
+	int			nextTupleOffset = so->currPos.nextTupleOffset;
+	OffsetNumber offnum = from;
+
+	while (forward ? offnum < end : offnum > end)
+	{
+		ItemId		iid;
+		IndexTuple	itup;
+
+		offnum = forward ? OffsetNumberNext(offnum) : OffsetNumberPrev(offnum);
+		iid = PageGetItemId(page, offnum);
+		if (skip_dead && ItemIdIsDead(iid))
+			continue;
+		itup = (IndexTuple) PageGetItem(page, iid);
+		if (unlikely(BTreeTupleIsPosting(itup)))
+		{
+			so->currPos.nextTupleOffset = nextTupleOffset;
+			itemIndex = leafread_save_posting(so, itemIndex, offnum, itup,
+											  forward);
+			nextTupleOffset = so->currPos.nextTupleOffset;
+			continue;
+		}
+		if (!forward)
+			itemIndex--;
+		leafread_save_plain(&items[itemIndex], offnum, itup, tuples,
+							&nextTupleOffset);
+		if (forward)
+			itemIndex++;
+	}
+	so->currPos.nextTupleOffset = nextTupleOffset;
+	return itemIndex;
+}
+
+/*
  * The page shortcut at the walk's match at offnum: leafread_run_end's try
  * towards the page's last item in the walk's direction, and every live
  * item it proves saved untested, as the server's walk finds them all
@@ -365,19 +423,8 @@ leafread_take_run(LeafreadPage *lp, OffsetNumber offnum, bool forward,
 			(int) offnum - LEAFREAD_BISECT_AFTER;
 	else
 		*shortcut_at = forward ? MaxOffsetNumber + 1 : -1;
-	while (forward ? offnum < end : offnum > end)
-	{
-		ItemId		iid;
-
-		offnum = forward ? OffsetNumberNext(offnum) : OffsetNumberPrev(offnum);
-		iid = PageGetItemId(lp->page, offnum);
-		if (lp->skip_dead && ItemIdIsDead(iid))
-			continue;
-		*itemIndex = leafread_save(lp->so, *itemIndex, offnum,
-								   (IndexTuple) PageGetItem(lp->page, iid),
-								   forward);
-	}
-	return offnum;
+	*itemIndex = leafread_save_run(lp, offnum, end, forward, *itemIndex);
+	return end;
 }
 
 /* The walk forward from offnum, the high key, and the position's items */

@@ -286,10 +286,13 @@ static pg_noinline int32
 btjit_verify_compare(Relation rel, BTScanInsert key, Page page,
 					 OffsetNumber offnum, BtjitIndex *ix)
 {
+	uint64		answered_before = ix->counts.jit_compares;
 	int32		result = ix->cmp_entry(rel, key, page, offnum, &ix->counts.jit_compares);
 	int32		stock_result = btjit_module.stock_compare(rel, key, page, offnum);
 
-	ix->counts.verified_compares++;
+	/* as for the checks: a declined call is not a verified one */
+	if (ix->counts.jit_compares != answered_before)
+		ix->counts.verified_compares++;
 	if (unlikely(result != stock_result))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -516,6 +519,7 @@ btjit_verify_check(IndexScanDesc scan, BTReadPageState *pstate,
 	ScanDirection dir = BTJIT_READPAGE_DIR((BTScanOpaque) scan->opaque,
 										   pstate);
 	BTReadPageState jit_state = *pstate;
+	uint64		answered_before = ix->counts.jit_checks;
 	bool		result;
 	bool		stock_result;
 
@@ -524,7 +528,9 @@ btjit_verify_check(IndexScanDesc scan, BTReadPageState *pstate,
 						   &jit_state.continuescan, &ix->counts.jit_checks);
 	stock_result = btjit_module.stock_check(scan, pstate, false, tuple,
 											tupnatts);
-	ix->counts.verified_checks++;
+	/* a call the compiled check declined compared the server with itself */
+	if (ix->counts.jit_checks != answered_before)
+		ix->counts.verified_checks++;
 	if (unlikely(result != stock_result ||
 				 jit_state.continuescan != pstate->continuescan))
 		btjit_report_check_mismatch(scan, tupnatts, dir, ix, stock_result,
@@ -575,13 +581,16 @@ static pg_noinline bool
 btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 				   ScanDirection dir, bool *continuescan, BtjitIndex *ix)
 {
+	uint64		answered_before = ix->counts.jit_checks;
 	bool		jit_continue = true;
 	bool		result = ix->chk_entry(scan, tuple, tupnatts, (int) dir,
 									   &jit_continue, &ix->counts.jit_checks);
 	bool		stock_result = btjit_module.stock_check(scan, tuple, tupnatts,
 														dir, continuescan);
 
-	ix->counts.verified_checks++;
+	/* a call the compiled check declined compared the server with itself */
+	if (ix->counts.jit_checks != answered_before)
+		ix->counts.verified_checks++;
 	if (unlikely(result != stock_result || jit_continue != *continuescan))
 		btjit_report_check_mismatch(scan, tupnatts, dir, ix, stock_result,
 									*continuescan, result, jit_continue);

@@ -106,8 +106,8 @@
  * keys required in the scan's direction, and pstate->firstmatch (a tuple of
  * the page matched) those required only in the other one, whole when
  * prechecked too, else their operator call (which the compiled walk makes:
- * src/README); never a row comparison.  18
- * skips the keys before pstate->startikey (pages after the first), unless
+ * src/README); never a row comparison.  18 skips the keys before
+ * pstate->startikey (pages after the first), unless
  * pstate->forcenonrequired (used with array keys only) changes the rules.
  */
 #if PG_VERSION_NUM >= 180000 && PG_VERSION_NUM < 190000

@@ -35,14 +35,14 @@
 
 /* Item i: a heap TID of the tuple at offnum, and where its copy is */
 static inline void
-leafread_save_tid(BTScanOpaque so, int i, OffsetNumber offnum,
-				  ItemPointer tid, int tupleOffset)
+leafread_save_tid(BTScanPosItem *items, bool copies, int i,
+				  OffsetNumber offnum, ItemPointer tid, int tupleOffset)
 {
-	BTScanPosItem *item = &so->currPos.items[i];
+	BTScanPosItem *item = &items[i];
 
 	item->heapTid = *tid;
 	item->indexOffset = offnum;
-	if (so->currTuples)
+	if (copies)
 		item->tupleOffset = tupleOffset;
 }
 
@@ -54,28 +54,29 @@ leafread_save_tid(BTScanOpaque so, int i, OffsetNumber offnum,
  * size rewritten to match.
  */
 static pg_noinline int
-leafread_save_posting(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
-					  IndexTuple itup, bool forward)
+leafread_save_posting(BTScanPosItem *items, char *tuples, int *nextTupleOffset,
+					  int itemIndex, OffsetNumber offnum, IndexTuple itup,
+					  bool forward)
 {
 	int			tupleOffset = 0;
 
-	if (so->currTuples)
+	if (tuples != NULL)
 	{
 		Size		size = MAXALIGN(BTreeTupleGetPostingOffset(itup));
 		IndexTuple	copy;
 
-		tupleOffset = so->currPos.nextTupleOffset;
-		copy = (IndexTuple) (so->currTuples + tupleOffset);
+		tupleOffset = *nextTupleOffset;
+		copy = (IndexTuple) (tuples + tupleOffset);
 		memcpy(copy, itup, size);
 		copy->t_info = (copy->t_info & ~INDEX_SIZE_MASK) | size;
-		so->currPos.nextTupleOffset += size;
+		*nextTupleOffset += size;
 	}
 	for (int i = 0; i < BTreeTupleGetNPosting(itup); i++)
 	{
 		if (!forward)
 			itemIndex--;
-		leafread_save_tid(so, itemIndex, offnum, BTreeTupleGetPostingN(itup, i),
-						  tupleOffset);
+		leafread_save_tid(items, tuples != NULL, itemIndex, offnum,
+						  BTreeTupleGetPostingN(itup, i), tupleOffset);
 		if (forward)
 			itemIndex++;
 	}
@@ -83,13 +84,26 @@ leafread_save_posting(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
 }
 
 /*
- * Save a plain (not posting) tuple into item, and for an index-only scan
- * (tuples not NULL) copy it to tuples + *nextTupleOffset, moving that on.
+ * Save a matching tuple at itemIndex (forward) or below it (backward):
+ * a posting list as leafread_save_posting does, a plain tuple, the common
+ * case, inline; returns the next itemIndex.  The destination is
+ * so->currPos.items, and for an index-only scan (tuples not NULL) the
+ * copies in so->currTuples from *nextTupleOffset on: passed apart rather
+ * than as so, so that a loop can hold them in locals (leafread_save_run).
  */
-static pg_attribute_always_inline void
-leafread_save_plain(BTScanPosItem *item, OffsetNumber offnum, IndexTuple itup,
-					char *tuples, int *nextTupleOffset)
+static pg_attribute_always_inline int
+leafread_save(BTScanPosItem *items, char *tuples, int *nextTupleOffset,
+			  int itemIndex, OffsetNumber offnum, IndexTuple itup,
+			  bool forward)
 {
+	BTScanPosItem *item;
+
+	if (unlikely(BTreeTupleIsPosting(itup)))
+		return leafread_save_posting(items, tuples, nextTupleOffset,
+									 itemIndex, offnum, itup, forward);
+	if (!forward)
+		itemIndex--;
+	item = &items[itemIndex];
 	item->heapTid = itup->t_tid;
 	item->indexOffset = offnum;
 	if (tuples != NULL)
@@ -100,22 +114,6 @@ leafread_save_plain(BTScanPosItem *item, OffsetNumber offnum, IndexTuple itup,
 		memcpy(tuples + *nextTupleOffset, itup, size);
 		*nextTupleOffset += MAXALIGN(size);
 	}
-}
-
-/*
- * Save a matching tuple as leafread_save_posting does; a plain tuple, the
- * common case, inline.
- */
-static pg_attribute_always_inline int
-leafread_save(BTScanOpaque so, int itemIndex, OffsetNumber offnum,
-			  IndexTuple itup, bool forward)
-{
-	if (unlikely(BTreeTupleIsPosting(itup)))
-		return leafread_save_posting(so, itemIndex, offnum, itup, forward);
-	if (!forward)
-		itemIndex--;
-	leafread_save_plain(&so->currPos.items[itemIndex], offnum, itup,
-						so->currTuples, &so->currPos.nextTupleOffset);
 	return forward ? itemIndex + 1 : itemIndex;
 }
 
@@ -355,10 +353,9 @@ leafread_matched(LeafreadPage *lp)
 /*
  * Save the live items after 'from' up to 'end' in the walk's direction, all
  * proven to match (leafread_take_run): what a long read spends its time
- * on.  Saves as leafread_save does, with the page and the scan position
- * held in locals: the build's -fno-strict-aliasing would otherwise have
- * every item stored reload them (about one instruction a tuple).  Returns
- * the next itemIndex.
+ * on.  The page and the scan position are held in locals: the build's
+ * -fno-strict-aliasing would otherwise have every item stored reload them
+ * (about one instruction a tuple).  Returns the next itemIndex.
  */
 static pg_attribute_always_inline int
 leafread_save_run(LeafreadPage *lp, OffsetNumber from, OffsetNumber end,
@@ -375,27 +372,14 @@ leafread_save_run(LeafreadPage *lp, OffsetNumber from, OffsetNumber end,
 	while (forward ? offnum < end : offnum > end)
 	{
 		ItemId		iid;
-		IndexTuple	itup;
 
 		offnum = forward ? OffsetNumberNext(offnum) : OffsetNumberPrev(offnum);
 		iid = PageGetItemId(page, offnum);
 		if (skip_dead && ItemIdIsDead(iid))
 			continue;
-		itup = (IndexTuple) PageGetItem(page, iid);
-		if (unlikely(BTreeTupleIsPosting(itup)))
-		{
-			so->currPos.nextTupleOffset = nextTupleOffset;
-			itemIndex = leafread_save_posting(so, itemIndex, offnum, itup,
-											  forward);
-			nextTupleOffset = so->currPos.nextTupleOffset;
-			continue;
-		}
-		if (!forward)
-			itemIndex--;
-		leafread_save_plain(&items[itemIndex], offnum, itup, tuples,
-							&nextTupleOffset);
-		if (forward)
-			itemIndex++;
+		itemIndex = leafread_save(items, tuples, &nextTupleOffset, itemIndex,
+								  offnum, (IndexTuple) PageGetItem(page, iid),
+								  forward);
 	}
 	so->currPos.nextTupleOffset = nextTupleOffset;
 	return itemIndex;
@@ -452,7 +436,9 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 		if (leafread_test(lp, itup, offnum))
 		{
 			leafread_matched(lp);
-			itemIndex = leafread_save(so, itemIndex, offnum, itup, true);
+			itemIndex = leafread_save(so->currPos.items, so->currTuples,
+									  &so->currPos.nextTupleOffset, itemIndex,
+									  offnum, itup, true);
 			if (unlikely(offnum >= shortcut_at) && offnum < maxoff)
 				offnum = leafread_take_run(lp, offnum, true, &stage,
 										   &shortcut_at, &itemIndex);
@@ -521,7 +507,9 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
 		if (leafread_test(lp, itup, offnum) && alive)
 		{
 			leafread_matched(lp);
-			itemIndex = leafread_save(so, itemIndex, offnum, itup, false);
+			itemIndex = leafread_save(so->currPos.items, so->currTuples,
+									  &so->currPos.nextTupleOffset, itemIndex,
+									  offnum, itup, false);
 			if (unlikely((int) offnum <= shortcut_at) && offnum > minoff)
 				offnum = leafread_take_run(lp, offnum, false, &stage,
 										   &shortcut_at, &itemIndex);

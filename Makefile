@@ -19,7 +19,7 @@ BINPATCH_OBJS = src/binpatch/locate.o src/binpatch/callconv.o \
 	src/binpatch/refsweep.o src/binpatch/elf_image.o \
 	src/binpatch/messages.o src/binpatch/redirect.o src/binpatch/x86.o
 RUNTIME_OBJS = src/runtime/redirects.o src/runtime/dispatch.o \
-	src/runtime/leafread.o \
+	src/runtime/leafread.o src/runtime/blockhints.o \
 	src/runtime/jitcache.o src/runtime/keyshape.o
 COMPILE_OBJS = src/compile/policy.o src/compile/worker.o \
 	src/compile/compiler_lib.o src/compile/objcache.o \

@@ -36,6 +36,7 @@
 #include "access/tupmacs.h"
 #include "catalog/pg_collation_d.h"
 #include "fmgr.h"
+#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/fmgroids.h"
@@ -1069,6 +1070,164 @@ btjit_prefetch_linp(const char *page, uint32 low, uint32 high)
 }
 
 /*
+ * Across levels: the page search of an internal page knows which child the
+ * descent reads next, but the buffer manager finds that child's buffer only
+ * after the search has returned, a chain of dependent misses (the mapping
+ * table, the buffer descriptor, the page's header and special space, the
+ * high key, the first probe) on an index larger than the cache.  Each
+ * backend keeps a hint of where it last saw each page (code_abi.h,
+ * BtjitBlockHint): written here for every page searched, read for the
+ * downlink an internal page's search returns, and used only as prefetch
+ * addresses, so the misses of the child overlap the buffer manager's.  The
+ * hint is never read as data: a stale one (the buffer since evicted, the
+ * page split) costs a useless prefetch.  Shared buffers only.
+ *
+ * Leaves only: hints are written for leaf pages and read on level 1.  The
+ * levels above hold a few hundred pages for every hundred thousand leaves
+ * and stay cached under any probe pattern, so hints for them would cost
+ * their instructions on every descent and save nothing.
+ */
+/*
+ * An index's hints are consecutive slots from a base its OID hashes to, so
+ * that the leaves of one index never evict each other until it has more
+ * blocks than the table has slots; indexes share the table as a hash
+ * would.
+ */
+static inline __attribute__((always_inline)) BtjitBlockHint *
+btjit_hint_slot(Oid relid, BlockNumber block)
+{
+	uint32		base = relid * 0x9E3779B1U;
+
+	return &btjit_block_hints[(base + block) & (BTJIT_BLOCK_HINTS - 1)];
+}
+
+/*
+ * The first two bisection steps of a page with items [low, high): the
+ * offsets they probe (the second step probes one of two), as btjit_binsrch
+ * computes them.
+ */
+static inline __attribute__((always_inline)) void
+btjit_first_probes(uint32 low, uint32 high, uint32 *mid, uint32 *left,
+				   uint32 *right)
+{
+	*mid = (low + high) >> 1;
+	*left = (low + *mid) >> 1;
+	*right = (*mid + 1 + high) >> 1;
+}
+
+/* A tuple's offset in BTJIT_HINT_OFFSET_BITS, as its line pointer gives it. */
+static inline __attribute__((always_inline)) uint64
+btjit_hint_tuple(const char *page, uint32 off)
+{
+	return (ItemIdGetOffset(PageGetItemId((Page) page, off)) & (BLCKSZ - 1)) >>
+		BTJIT_HINT_OFFSET_SHIFT;
+}
+
+/* Remember where leaf 'page' is (buffer buf's, locked by the caller). */
+static inline __attribute__((always_inline)) void
+btjit_hint_record(const void *rel, int buf, const char *page)
+{
+	BTPageOpaque opaque = BTPageGetOpaque((Page) page);
+	Oid			relid = ((const RelationData *) rel)->rd_id;
+	uint32		low = P_FIRSTDATAKEY(opaque);
+	uint32		nitems = PageGetMaxOffsetNumber((Page) page);
+	uint64		layout;
+	BlockNumber block;
+	BtjitBlockHint *hint;
+
+	if (btjit_block_hints == NULL || buf <= 0 ||
+		nitems >= (1 << BTJIT_HINT_NITEMS_BITS))
+		return;
+	block = GetBufferDescriptor(buf - 1)->tag.blockNum;
+	hint = btjit_hint_slot(relid, block);
+	layout = (uint64) nitems | (uint64) (relid & BTJIT_HINT_RELTAG_MASK) << BTJIT_HINT_RELTAG_SHIFT;
+
+	/*
+	 * Unchanged since it was written (same buffer and item count, so most
+	 * likely no insertion): keep it, rather than read four line pointers.
+	 */
+	if (hint->block == block && hint->buffer == buf &&
+		(hint->layout & BTJIT_HINT_KEY_MASK) == layout)
+		return;
+	if (!P_RIGHTMOST(opaque))
+		layout |= btjit_hint_tuple(page, P_HIKEY) << BTJIT_HINT_HIKEY_SHIFT;
+	if (nitems >= low + 2)
+	{
+		uint32		mid,
+					left,
+					right;
+
+		btjit_first_probes(low, nitems + 1, &mid, &left, &right);
+		layout |= btjit_hint_tuple(page, mid) << BTJIT_HINT_MID_SHIFT |
+			btjit_hint_tuple(page, left) << BTJIT_HINT_LEFT_SHIFT |
+			btjit_hint_tuple(page, right) << BTJIT_HINT_RIGHT_SHIFT;
+	}
+	hint->block = block;
+	hint->buffer = buf;
+	hint->layout = layout;
+}
+
+static inline __attribute__((always_inline)) void
+btjit_hint_prefetch_tuple(const char *page, uint64 layout, int shift)
+{
+	uint32		off = (layout >> shift) & ((1 << BTJIT_HINT_OFFSET_BITS) - 1);
+
+	if (off != 0)
+		__builtin_prefetch(page + (off << BTJIT_HINT_OFFSET_SHIFT));
+}
+
+/*
+ * After the search of a level-1 page returned 'offnum': prefetch what the
+ * descent will read of the leaf, if this backend has seen it.
+ */
+static inline __attribute__((always_inline)) void
+btjit_hint_descend(const void *rel, const char *page, uint32 offnum)
+{
+	Oid			relid = ((const RelationData *) rel)->rd_id;
+	ItemId		iid;
+	IndexTuple	itup;
+	BlockNumber child;
+	const BtjitBlockHint *hint;
+	const char *leaf;
+	uint64		layout;
+	uint32		nitems,
+				low,
+				mid,
+				left,
+				right;
+
+	if (btjit_block_hints == NULL ||
+		offnum < 1 || offnum > PageGetMaxOffsetNumber((Page) page))
+		return;
+	iid = PageGetItemId((Page) page, offnum);
+	itup = (IndexTuple) (page + (ItemIdGetOffset(iid) & (BLCKSZ - 1)));
+	child = ItemPointerGetBlockNumberNoCheck(&itup->t_tid);
+	hint = btjit_hint_slot(relid, child);
+	layout = hint->layout;
+	if (hint->block != child || hint->buffer <= 0 || hint->buffer > NBuffers ||
+		((layout >> BTJIT_HINT_RELTAG_SHIFT) & BTJIT_HINT_RELTAG_MASK) !=
+		(relid & BTJIT_HINT_RELTAG_MASK))
+		return;
+	leaf = (const char *) BufferBlocks + (Size) (hint->buffer - 1) * BLCKSZ;
+	__builtin_prefetch(GetBufferDescriptor(hint->buffer - 1));
+	__builtin_prefetch(leaf);	/* header, high key's line pointer */
+	__builtin_prefetch(leaf + BLCKSZ - 1);	/* special space */
+	btjit_hint_prefetch_tuple(leaf, layout, BTJIT_HINT_HIKEY_SHIFT);
+	btjit_hint_prefetch_tuple(leaf, layout, BTJIT_HINT_MID_SHIFT);
+	btjit_hint_prefetch_tuple(leaf, layout, BTJIT_HINT_LEFT_SHIFT);
+	btjit_hint_prefetch_tuple(leaf, layout, BTJIT_HINT_RIGHT_SHIFT);
+	nitems = layout & ((1 << BTJIT_HINT_NITEMS_BITS) - 1);
+	low = ((layout >> BTJIT_HINT_HIKEY_SHIFT) & ((1 << BTJIT_HINT_OFFSET_BITS) - 1)) != 0 ?
+		P_FIRSTKEY : P_HIKEY;
+	if (nitems < low + 2)
+		return;
+	btjit_first_probes(low, nitems + 1, &mid, &left, &right);
+	__builtin_prefetch(PageGetItemId((Page) leaf, mid));
+	__builtin_prefetch(PageGetItemId((Page) leaf, left));
+	__builtin_prefetch(PageGetItemId((Page) leaf, right));
+}
+
+/*
  * _bt_binsrch's loop over one page, probing exactly the offsets it probes.
  * nextkey, leaf and full are constants in each copy the entry point
  * instantiates, so each copy carries only the tests it needs.  In the fast
@@ -1556,7 +1715,13 @@ btjit_entry(void *rel, void *scankey, int buf, uint64 *counters)
 
 	if (likely(result != BTJIT_DECLINE))
 	{
+		BTPageOpaque opaque = BTPageGetOpaque((Page) page);
+
 		counters[0]++;
+		if (P_ISLEAF(opaque))
+			btjit_hint_record(rel, buf, page);
+		else if (opaque->btpo_level == 1)
+			btjit_hint_descend(rel, page, (uint32) result);
 		return (uint16) result;
 	}
 	return btjit_declined(rel, scankey, buf, counters);
@@ -1939,6 +2104,8 @@ btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
 	if (likely(result != BTJIT_DECLINE))
 	{
 		counters[0]++;
+		btjit_hint_record(rel, state->buf,
+						  (const char *) BufferGetPage(state->buf));
 		return (uint16) result;
 	}
 	return btjit_insert_declined(rel, insertstate, counters);

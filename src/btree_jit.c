@@ -97,6 +97,7 @@ _PG_init(void)
 			.compare_declined = (void *) btjit_compare_declined,
 			.insert_declined = (void *) btjit_insert_declined,
 			.check_declined = (void *) btjit_check_declined,
+			.block_hints = (void *) &btjit_block_hints,
 		};
 
 		btjit_objcache_preload(&callbacks);
@@ -125,6 +126,15 @@ btjit_define_gucs(void)
 							 PGC_SUSET,
 							 0,
 							 NULL, btjit_assign_verify, NULL);
+
+	DefineCustomBoolVariable("btree_jit.prefetch_hints",
+							 "Lets compiled code prefetch the child page of a descent from where this backend last found it.",
+							 "Costs each backend up to 1 MB; a prefetch never changes a result.",
+							 &btjit_prefetch_hints,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, btjit_assign_prefetch_hints, NULL);
 
 	DefineCustomBoolVariable("btree_jit.log_compiles",
 							 "Logs each compilation of a key shape with its duration.",

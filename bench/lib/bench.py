@@ -41,6 +41,7 @@ perf as subprocesses.  See bench/README.md.
 import argparse
 import datetime
 import os
+import re
 import sys
 import time
 
@@ -106,6 +107,9 @@ def parse_args(argv):
                          "default 100k,2m): instructions, callgrind's simulated cache misses (implies "
                          "--simulate) and interleaved time (default 11 rounds, N=300,000), and a table by size"
                          % ", ".join(wl.WORKING_SET))
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a server setting for every backend of both arms (repeatable), e.g. "
+                         "btree_jit.prefetch_hints=off to measure what one technique is worth")
     ap.add_argument("--pg", choices=("15", "17", "18", "19"),
                     help="PostgreSQL major: 15 is the host's server (the default), 17, 18 and 19 run "
                          "inside that version's Debian chroot (test/lib/chroot.sh); bench/run handles it")
@@ -117,6 +121,9 @@ def parse_args(argv):
         except SystemExit as e:
             sys.exit(100 if not e.code else e.code)
     a = ap.parse_args(argv)
+    for x in a.set:
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_.]*=\S+$", x):
+            ap.error("--set: expected NAME=VALUE without spaces, got %r" % x)
     a.rounds_given = any(x.startswith("--rounds") for x in argv) or "BENCH_ROUNDS" in os.environ
     a.seconds_given = any(x.startswith("--pgbench-seconds") for x in argv) or "BENCH_PGBENCH_SECONDS" in os.environ
     avail = wl.available()
@@ -205,6 +212,8 @@ def legend_lines(counter_txt, t_data, t_counts, t_timing, total):
         "phases: data %.0fs, counts %.0fs, timing %.0fs, total %.0fs (driver; plus deps/build/cluster in bench/run)."
         % (t_data, t_counts, t_timing, total),
     ]
+    if h.SETTINGS:
+        legend.append("settings (--set, every backend of both arms): %s" % ", ".join(h.SETTINGS))
     mn = module_note()
     if mn:
         legend.insert(0, "!!! %s: btree_jit_status: %s" % (mn, MOD.reason or "not preloaded"))
@@ -302,6 +311,7 @@ def main(argv):
     base = os.path.join(h.OUT_DIR, "bench-%s-%s" % (a.mode, stamp))
     h.LOG = open(base + ".log", "w")
     h.SIMULATE = a.simulate or a.mode == "working-set"
+    h.SETTINGS = list(a.set)
     if a.keep_profiles:
         h.KEEP_PROFILES = os.path.join(h.OUT_DIR, "profiles-%s" % stamp)
         os.makedirs(h.KEEP_PROFILES, exist_ok=True)

@@ -72,6 +72,7 @@ def bindir():
 BIN = None              # the server's bin directory (main(): bindir())
 KEEP_PROFILES = None    # --keep-profiles: where callgrind parts go
 SIMULATE = False        # --simulate: callgrind also simulates caches and branches
+SETTINGS = []           # --set: NAME=VALUE for every backend, both arms
 
 
 def pgbin(program):
@@ -106,7 +107,8 @@ def psql(sql=None, file=None, db=DB, options=None, tuples=True, check=True, extr
         cmd += extra
     if file:
         cmd += ["-f", file]
-    env = {"PGOPTIONS": options} if options is not None else None
+    opts = [o for o in [options] + ["-c " + x for x in SETTINGS] if o]
+    env = {"PGOPTIONS": " ".join(opts)} if opts else None
     return run(cmd, input=sql, env=env, check=check).stdout
 
 

@@ -118,6 +118,8 @@ def single_user_run(text, tag, datadir, workdir, counter, arm, marked=False, par
           "-c", "shared_preload_libraries=%s" % ("" if stock else "btree_jit"), "-c", "jit=off"]
     if not stock:
         pg += ["-c", "btree_jit.enabled=%s" % arm, "-c", "btree_jit.verify=off"]
+        for x in h.SETTINGS:
+            pg += ["-c", x]
     pg += [DB]
     outfile = os.path.join(workdir, tag + ".out")
     cg = os.path.join(workdir, tag + ".callgrind")

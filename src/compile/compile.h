@@ -121,6 +121,7 @@ typedef struct BtjitCallbackAddresses
 	void	   *compare_declined;
 	void	   *insert_declined;
 	void	   *check_declined;
+	void	   *block_hints;	/* &btjit_block_hints */
 } BtjitCallbackAddresses;
 
 extern void btjit_objcache_preload(const BtjitCallbackAddresses *callbacks);	/* objcache.c */

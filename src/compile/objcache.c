@@ -42,6 +42,7 @@
 
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
+#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
 #include "utils/memutils.h"
@@ -98,8 +99,8 @@ bool		btjit_object_cache = true;
 /*
  * The symbols every compiled shape refers to, given to the linker so that
  * it need not look them up with dlsym (see objload.h): the module's own
- * callbacks (whose addresses the module gives btjit_objcache_preload) and
- * the buffer pool's arrays.  Symbols of comparison procs and of what
+ * callbacks and block-hint table (whose addresses the module gives
+ * btjit_objcache_preload) and the buffer pool's arrays.  Symbols of comparison procs and of what
  * imported bitcode calls are looked up.
  */
 static BtjitObjectSymbol btjit_object_known[] = {
@@ -107,8 +108,11 @@ static BtjitObjectSymbol btjit_object_known[] = {
 	{"btjit_compare_declined", NULL},
 	{"btjit_insert_declined", NULL},
 	{"btjit_check_declined", NULL},
+	{"btjit_block_hints", NULL},
 	{"BufferBlocks", (void *) &BufferBlocks},
 	{"LocalBufferBlockPointers", (void *) &LocalBufferBlockPointers},
+	{"BufferDescriptors", (void *) &BufferDescriptors},
+	{"NBuffers", (void *) &NBuffers},
 };
 
 static BtjitTemplate btjit_template;
@@ -337,6 +341,7 @@ btjit_objcache_preload(const BtjitCallbackAddresses *callbacks)
 	btjit_object_known[1].addr = callbacks->compare_declined;
 	btjit_object_known[2].addr = callbacks->insert_declined;
 	btjit_object_known[3].addr = callbacks->check_declined;
+	btjit_object_known[4].addr = callbacks->block_hints;
 	(void) btjit_cpu_identity();
 	(void) btjit_build_identity();
 	(void) btjit_template_read(&tmpl, why, sizeof(why));

@@ -84,4 +84,51 @@ extern BTJIT_ABI_CALLBACK bool btjit_check_declined(void *scan, void *tuple,
 													bool *continuescan,
 													uint64 *counters);
 
+/*
+ * Block hints: where this backend last found a page of an index, so that
+ * the page search of a parent can prefetch the child it descends to before
+ * the buffer manager has looked the child up.  Compiled code writes one
+ * for every page it searches and reads one for every downlink it returns;
+ * the module owns the storage and the switch (runtime/blockhints.c).  A
+ * hint is only ever used as the address of a prefetch: a stale or wrong
+ * one costs a useless prefetch, never a wrong answer, and since each
+ * backend has its own table no other process writes it.
+ */
+typedef struct BtjitBlockHint
+{
+	uint32		block;			/* block number of the page */
+	int32		buffer;			/* shared buffer it was in (1-based) */
+	uint64		layout;			/* what the descent reads first, below */
+} BtjitBlockHint;
+
+/*
+ * BtjitBlockHint.layout: the page's item count, where its high key's tuple
+ * and the tuples of its first two bisection steps were (offsets in the page
+ * shifted right by BTJIT_HINT_OFFSET_SHIFT, 0 for none), and the low bits
+ * of the index's OID.  Index tuples are MAXALIGNed, so the shift loses
+ * nothing; the layout assumes 8 kB pages (a static assertion says so).
+ */
+#define BTJIT_HINT_NITEMS_BITS	11
+#define BTJIT_HINT_OFFSET_SHIFT 3
+#define BTJIT_HINT_OFFSET_BITS	10
+#define BTJIT_HINT_HIKEY_SHIFT	11
+#define BTJIT_HINT_MID_SHIFT	21
+#define BTJIT_HINT_LEFT_SHIFT	31
+#define BTJIT_HINT_RIGHT_SHIFT	41
+#define BTJIT_HINT_RELTAG_SHIFT 51
+#define BTJIT_HINT_RELTAG_MASK	0x1FFF
+/* the item count and the OID bits, which a recorder compares */
+#define BTJIT_HINT_KEY_MASK \
+	(((uint64) BTJIT_HINT_RELTAG_MASK << BTJIT_HINT_RELTAG_SHIFT) | \
+	 ((1 << BTJIT_HINT_NITEMS_BITS) - 1))
+
+#define BTJIT_BLOCK_HINT_BITS 16
+#define BTJIT_BLOCK_HINTS (1 << BTJIT_BLOCK_HINT_BITS)	/* 1 MB */
+
+StaticAssertDecl(BLCKSZ == 1 << (BTJIT_HINT_OFFSET_BITS + BTJIT_HINT_OFFSET_SHIFT),
+				 "BtjitBlockHint.layout assumes 8 kB pages");
+StaticAssertDecl(sizeof(BtjitBlockHint) == 16, "a hint is 16 bytes");
+
+extern BTJIT_ABI_CALLBACK BtjitBlockHint *btjit_block_hints;
+
 #endif							/* BTREE_JIT_CODE_ABI_H */

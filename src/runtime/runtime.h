@@ -12,6 +12,9 @@
  *	  jitcache.c	per backend: shape -> compiled code, index -> state,
  *					relcache invalidation
  *	  keyshape.c	a key shape from an index's relcache entry
+ *	  leafread.c	the module's leaf read (_bt_readpage where redirected)
+ *	  blockhints.c	the per-backend block hints compiled code prefetches
+ *					from, and their switch
  *
  * Dependencies point down: dispatch.c -> jitcache.c -> keyshape.c, every
  * file -> redirects.c, and jitcache.c -> src/compile/ for code.  Nothing
@@ -44,10 +47,13 @@ extern bool btjit_enabled;		/* jitcache.c */
 extern int	btjit_compile_threshold;	/* jitcache.c */
 extern int	btjit_max_signatures;	/* jitcache.c */
 extern bool btjit_verify;		/* dispatch.c */
+extern bool btjit_prefetch_hints;	/* blockhints.c */
 
 /* GUC assign hooks of btree_jit.enabled and btree_jit.verify (dispatch.c) */
 extern void btjit_assign_enabled(bool newval, void *extra);
 extern void btjit_assign_verify(bool newval, void *extra);
+/* ... and of btree_jit.prefetch_hints (blockhints.c) */
+extern void btjit_assign_prefetch_hints(bool newval, void *extra);
 
 /* ---- The redirects (redirects.c) ---- */
 typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,

@@ -40,6 +40,7 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/fmgroids.h"
+#include "utils/rel.h"
 
 #include "pg_compat.h"
 #include "code_abi.h"
@@ -1123,9 +1124,16 @@ btjit_hint_tuple(const char *page, uint32 off)
 		BTJIT_HINT_OFFSET_SHIFT;
 }
 
-/* Remember where leaf 'page' is (buffer buf's, locked by the caller). */
+/*
+ * Remember where leaf 'page' is (buffer buf's, locked by the caller).  With
+ * 'insert' (the insertion search, about to add an item) an entry naming the
+ * same block in the same buffer is kept even if the item count moved: an
+ * insertion shifts the line pointers by one and moves no tuple, so the
+ * offsets it holds still point at the tuples the first steps will probe,
+ * and rewriting them on every insertion would cost more than they lose.
+ */
 static inline __attribute__((always_inline)) void
-btjit_hint_record(const void *rel, int buf, const char *page)
+btjit_hint_record(const void *rel, int buf, const char *page, bool insert)
 {
 	BTPageOpaque opaque = BTPageGetOpaque((Page) page);
 	Oid			relid = ((const RelationData *) rel)->rd_id;
@@ -1147,7 +1155,7 @@ btjit_hint_record(const void *rel, int buf, const char *page)
 	 * likely no insertion): keep it, rather than read four line pointers.
 	 */
 	if (hint->block == block && hint->buffer == buf &&
-		(hint->layout & BTJIT_HINT_KEY_MASK) == layout)
+		(insert || (hint->layout & BTJIT_HINT_KEY_MASK) == layout))
 		return;
 	if (!P_RIGHTMOST(opaque))
 		layout |= btjit_hint_tuple(page, P_HIKEY) << BTJIT_HINT_HIKEY_SHIFT;
@@ -1719,7 +1727,7 @@ btjit_entry(void *rel, void *scankey, int buf, uint64 *counters)
 
 		counters[0]++;
 		if (P_ISLEAF(opaque))
-			btjit_hint_record(rel, buf, page);
+			btjit_hint_record(rel, buf, page, false);
 		else if (opaque->btpo_level == 1)
 			btjit_hint_descend(rel, page, (uint32) result);
 		return (uint16) result;
@@ -2105,7 +2113,7 @@ btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
 	{
 		counters[0]++;
 		btjit_hint_record(rel, state->buf,
-						  (const char *) BufferGetPage(state->buf));
+						  (const char *) BufferGetPage(state->buf), true);
 		return (uint16) result;
 	}
 	return btjit_insert_declined(rel, insertstate, counters);

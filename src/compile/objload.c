@@ -372,9 +372,9 @@ relocate(LinkState *st)
 					break;
 				case R_X86_64_PC32:
 				case R_X86_64_PLT32:
-					v -= (int64_t) p;
-					/* FALLTHROUGH */
 				case R_X86_64_32S:
+					if (type != R_X86_64_32S)
+						v -= (int64_t) p;
 					if (v != (int32_t) v)
 						return fail(st, "relocation type %u out of range: the object was not built for the large code model", (unsigned) type);
 					{

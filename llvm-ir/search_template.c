@@ -1076,19 +1076,17 @@ btjit_prefetch_linp(const char *page, uint32 low, uint32 high)
  * after the search has returned, a chain of dependent misses (the mapping
  * table, the buffer descriptor, the page's header and special space, the
  * high key, the first probe) on an index larger than the cache.  Each
- * backend keeps a hint of where it last saw each page (code_abi.h,
- * BtjitBlockHint): written here for every page searched, read for the
- * downlink an internal page's search returns, and used only as prefetch
- * addresses, so the misses of the child overlap the buffer manager's.  The
+ * backend keeps a hint of where it last saw each leaf (code_abi.h,
+ * BtjitBlockHint): written by the searches of a leaf, read for the
+ * downlink the search of a level-1 page returns, and used only as prefetch
+ * addresses, so the misses of the leaf overlap the buffer manager's.  The
  * hint is never read as data: a stale one (the buffer since evicted, the
  * page split) costs a useless prefetch.  Shared buffers only.
  *
- * Leaves only: hints are written for leaf pages and read on level 1.  The
- * levels above hold a few hundred pages for every hundred thousand leaves
- * and stay cached under any probe pattern, so hints for them would cost
- * their instructions on every descent and save nothing.
- */
-/*
+ * Leaves only: the levels above hold a few hundred pages for every hundred
+ * thousand leaves and stay cached under any probe pattern, so hints for
+ * them would cost their instructions on every descent and save nothing.
+ *
  * An index's hints are consecutive slots from a base its OID hashes to, so
  * that the leaves of one index never evict each other until it has more
  * blocks than the table has slots; indexes share the table as a hash

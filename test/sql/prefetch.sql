@@ -10,8 +10,10 @@
 --
 SET btree_jit.compile_threshold = 0;
 SET btree_jit.verify = off;
+SET client_min_messages = warning;	-- earlier tests may have created them
 CREATE EXTENSION IF NOT EXISTS amcheck;
 CREATE EXTENSION IF NOT EXISTS pageinspect;
+RESET client_min_messages;
 SHOW btree_jit.prefetch_hints;
 
 -- Even keys, so that odd probes miss; enough leaves for a level above them.

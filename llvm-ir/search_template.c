@@ -1036,21 +1036,39 @@ btjit_item_addr(const char *page, uint32 off)
 	return page + (ItemIdGetOffset(iid) & (BLCKSZ - 1));
 }
 
+/*
+ * The offset the bisection probes after probing mid of [low, high), if the
+ * answer lies left of mid and if it lies right: the lookahead and the block
+ * hints both name offsets the search will probe, so both take them from
+ * here.
+ */
+static inline __attribute__((always_inline)) uint32
+btjit_probe_left(uint32 low, uint32 mid)
+{
+	return (low + mid) >> 1;
+}
+
+static inline __attribute__((always_inline)) uint32
+btjit_probe_right(uint32 mid, uint32 high)
+{
+	return (mid + 1 + high) >> 1;
+}
+
 static inline __attribute__((always_inline)) void
 btjit_prefetch_step(const char *page, uint32 low, uint32 mid, uint32 high)
 {
-	uint32		ml = (low + mid) >> 1;	/* next step if this goes left */
-	uint32		mr = (mid + 1 + high) >> 1; /* ... and if it goes right */
+	uint32		ml = btjit_probe_left(low, mid);
+	uint32		mr = btjit_probe_right(mid, high);
 
 	if ((BTJIT_PREFETCH != 1 && BTJIT_PREFETCH != 2) ||
 		high - low <= BTJIT_PREFETCH_MIN_RANGE)
 		return;
 	__builtin_prefetch(btjit_item_addr(page, ml));
 	__builtin_prefetch(btjit_item_addr(page, mr));
-	__builtin_prefetch(PageGetItemId((Page) page, (low + ml) >> 1));
-	__builtin_prefetch(PageGetItemId((Page) page, (ml + 1 + mid) >> 1));
-	__builtin_prefetch(PageGetItemId((Page) page, (mid + 1 + mr) >> 1));
-	__builtin_prefetch(PageGetItemId((Page) page, (mr + 1 + high) >> 1));
+	__builtin_prefetch(PageGetItemId((Page) page, btjit_probe_left(low, ml)));
+	__builtin_prefetch(PageGetItemId((Page) page, btjit_probe_right(ml, mid)));
+	__builtin_prefetch(PageGetItemId((Page) page, btjit_probe_left(mid + 1, mr)));
+	__builtin_prefetch(PageGetItemId((Page) page, btjit_probe_right(mr, high)));
 }
 
 /* The line pointers of items [low, high), a cache line at a time. */
@@ -1110,8 +1128,8 @@ btjit_first_probes(uint32 low, uint32 high, uint32 *mid, uint32 *left,
 				   uint32 *right)
 {
 	*mid = (low + high) >> 1;
-	*left = (low + *mid) >> 1;
-	*right = (*mid + 1 + high) >> 1;
+	*left = btjit_probe_left(low, *mid);
+	*right = btjit_probe_right(*mid, high);
 }
 
 /* A tuple's offset in BTJIT_HINT_OFFSET_BITS, as its line pointer gives it. */

@@ -128,7 +128,7 @@ btjit_define_gucs(void)
 							 NULL, btjit_assign_verify, NULL);
 
 	DefineCustomBoolVariable("btree_jit.prefetch_hints",
-							 "Lets compiled code prefetch the child page of a descent from where this backend last found it.",
+							 "Lets compiled code prefetch the leaf a descent reads next from where this backend last found it.",
 							 "Costs each backend up to 1 MB; a prefetch never changes a result.",
 							 &btjit_prefetch_hints,
 							 true,

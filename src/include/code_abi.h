@@ -85,11 +85,11 @@ extern BTJIT_ABI_CALLBACK bool btjit_check_declined(void *scan, void *tuple,
 													uint64 *counters);
 
 /*
- * Block hints: where this backend last found a page of an index, so that
- * the page search of a parent can prefetch the child it descends to before
- * the buffer manager has looked the child up.  Compiled code writes one
- * for every page it searches and reads one for every downlink it returns;
- * the module owns the storage and the switch (runtime/blockhints.c).  A
+ * Block hints: where this backend last found a leaf of an index, so that
+ * the page search of its level-1 parent can prefetch it before the buffer
+ * manager has looked it up.  Compiled code writes one for every leaf it
+ * searches and reads one for every downlink a level-1 search returns; the
+ * module owns the storage and the switch (runtime/blockhints.c).  A
  * hint is only ever used as the address of a prefetch: a stale or wrong
  * one costs a useless prefetch, never a wrong answer, and since each
  * backend has its own table no other process writes it.

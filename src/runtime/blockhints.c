@@ -4,16 +4,17 @@
  *	  Storage and switch of the block hints compiled code prefetches from.
  *
  * An index larger than the CPU's cache costs a descent a chain of
- * dependent misses at each level below the root: the buffer manager's
- * mapping table, the buffer descriptor, the child page's header, special
- * space and high key, then its bisection.  The compiled search of an
- * internal page knows which child comes next before the buffer manager
- * does; with a hint of the buffer this backend last found that block in, it
- * prefetches the child while the lookup runs (llvm-ir/search_template.c,
- * "Across levels"; the table's entry is code_abi.h's BtjitBlockHint).
+ * dependent misses on reaching a leaf: the buffer manager's mapping table,
+ * the buffer descriptor, the leaf's header, special space and high key,
+ * then its bisection.  The compiled search of a level-1 page knows which
+ * leaf comes next before the buffer manager does; with a hint of the buffer
+ * this backend last found that block in, it prefetches the leaf while the
+ * lookup runs (llvm-ir/search_template.c, "Across levels"; the table's
+ * entry is code_abi.h's BtjitBlockHint).
  *
  * The table is per backend and private: compiled code writes an entry for
- * every page it searches and reads one for every downlink it returns.  An
+ * every leaf it searches and reads one for every downlink a level-1 search
+ * returns.  An
  * entry is only ever used to form a prefetch address inside the buffer
  * pool, so it needs no lock and no invalidation: after an eviction or a
  * split it names the wrong memory and the prefetch is wasted.  It is static

@@ -8,25 +8,27 @@
 # The three build products, one folder of src/ or more each (src/README
 # has the file map):
 #   btree_jit.so        the module: src/btree_jit.c (start-up, settings),
-#                       src/stats/, src/runtime/, src/compile/, src/binpatch/
+#                       src/stats/, src/targets/, src/runtime/,
+#                       src/compile/, src/locate/, src/binpatch/
 #   btree_jit_llvm.so   the compiler library, the only code that links LLVM:
 #                       src/llvm/, loaded by a process on its first compile
 #   search_template.bc  the bitcode template: llvm-ir/
 # src/include/ holds the headers the products share.
 MODULE_big = btree_jit
-BINPATCH_OBJS = src/binpatch/locate.o src/binpatch/callconv.o \
-	src/binpatch/clobbers.o src/binpatch/readpage.o \
+LOCATE_OBJS = src/locate/binsrch.o src/locate/readpage.o
+BINPATCH_OBJS = src/binpatch/callconv.o src/binpatch/clobbers.o \
 	src/binpatch/refsweep.o src/binpatch/elf_image.o \
 	src/binpatch/messages.o src/binpatch/redirect.o src/binpatch/x86.o
+TARGETS_OBJS = src/targets/binsrch.o src/targets/compare.o \
+	src/targets/insert.o src/targets/checkkeys.o src/targets/readpage.o
 RUNTIME_OBJS = src/runtime/redirects.o src/runtime/dispatch.o \
-	src/runtime/leafread.o src/runtime/blockhints.o \
-	src/runtime/jitcache.o src/runtime/keyshape.o
+	src/runtime/blockhints.o src/runtime/jitcache.o src/runtime/keyshape.o
 COMPILE_OBJS = src/compile/policy.o src/compile/worker.o \
 	src/compile/compiler_lib.o src/compile/objcache.o \
 	src/compile/objload.o src/compile/bitcode.o
 STATS_OBJS = src/stats/indexstats.o src/stats/sqlfuncs.o
-OBJS = src/btree_jit.o $(STATS_OBJS) $(RUNTIME_OBJS) $(COMPILE_OBJS) \
-	$(BINPATCH_OBJS)
+OBJS = src/btree_jit.o $(STATS_OBJS) $(TARGETS_OBJS) $(RUNTIME_OBJS) \
+	$(COMPILE_OBJS) $(LOCATE_OBJS) $(BINPATCH_OBJS)
 
 # The compiler, the only part that links LLVM, is a library of its own,
 # loaded by a process when it first compiles (see src/compile/compiler_lib.c).
@@ -86,9 +88,10 @@ BTJIT_BITCODE_FLAGS = $(BITCODE_CFLAGS) -O2 -Wno-ignored-attributes -I$(srcdir)/
 # object that may include it (the shared headers of src/include/, and each
 # layer's own).
 $(OBJS) $(COMPILER_OBJS): $(wildcard src/include/*.h)
-$(BINPATCH_OBJS): $(wildcard src/binpatch/*.h)
-$(RUNTIME_OBJS) $(STATS_OBJS) src/btree_jit.o: $(wildcard src/runtime/*.h src/stats/*.h src/binpatch/binpatch.h)
-$(RUNTIME_OBJS) $(STATS_OBJS) $(COMPILE_OBJS) src/btree_jit.o: $(wildcard src/compile/*.h)
+$(BINPATCH_OBJS) $(LOCATE_OBJS): $(wildcard src/binpatch/*.h)
+$(LOCATE_OBJS): $(wildcard src/locate/*.h)
+$(TARGETS_OBJS) $(RUNTIME_OBJS) $(STATS_OBJS) src/btree_jit.o: $(wildcard src/targets/*.h src/runtime/*.h src/stats/*.h src/locate/locate.h src/binpatch/binpatch.h)
+$(TARGETS_OBJS) $(RUNTIME_OBJS) $(STATS_OBJS) $(COMPILE_OBJS) src/btree_jit.o: $(wildcard src/compile/*.h)
 $(COMPILER_OBJS): $(wildcard src/llvm/*.h)
 
 $(COMPILER_LIB): $(COMPILER_OBJS)
@@ -125,9 +128,11 @@ PATCHER_FAKES = test/patcher/fake_fp test/patcher/fake_nofp_cet \
 	test/patcher/fake_addr_taken test/patcher/fake_extra_caller \
 	test/patcher/fake_ipa_ra
 
-# The binary-analysis sources the patcher tests link (no PostgreSQL).
-PATCHER_SRCS = $(BINPATCH_OBJS:.o=.c)
-PATCHER_HDRS = $(wildcard src/binpatch/*.h)
+# The locator and binary-analysis sources the patcher tests link (no
+# PostgreSQL).
+PATCHER_SRCS = $(LOCATE_OBJS:.o=.c) $(BINPATCH_OBJS:.o=.c)
+PATCHER_HDRS = $(wildcard src/locate/*.h src/binpatch/*.h)
+PATCHER_INCLUDES = -I$(srcdir)/src -I$(srcdir)/src/locate -I$(srcdir)/src/binpatch
 # scratch files test_patcher writes next to itself (and removes)
 EXTRA_CLEAN += test/patcher/cross_page.bin test/patcher/elf_machine.bin \
 	test/patcher/unknown_build.bin
@@ -136,12 +141,12 @@ EXTRA_CLEAN += test/patcher/cross_page.bin test/patcher/elf_machine.bin \
 # overrides at run time), so that a build for another major, e.g. in a
 # chroot, tests that major's binary.
 test/patcher/test_patcher: test/patcher/test_patcher.c $(PATCHER_SRCS) $(PATCHER_HDRS) $(PATCHER_FAKES)
-	$(CC) -O1 -g -Wall -I$(srcdir)/src/binpatch \
+	$(CC) -O1 -g -Wall $(PATCHER_INCLUDES) \
 		-DDEFAULT_SERVER=\"$(bindir)/postgres\" -DDEFAULT_MAJOR=$(MAJORVERSION) \
 		-o $@ test/patcher/test_patcher.c $(PATCHER_SRCS) -lZydis
 
 PATCHER_FAKE_SRC = test/patcher/fake_server.c $(PATCHER_SRCS) $(PATCHER_HDRS)
-PATCHER_FAKE_CC = $(CC) -O2 -g -Wall -rdynamic -I$(srcdir)/src/binpatch -o $@ \
+PATCHER_FAKE_CC = $(CC) -O2 -g -Wall -rdynamic $(PATCHER_INCLUDES) -o $@ \
 	test/patcher/fake_server.c $(PATCHER_SRCS) -lZydis
 
 test/patcher/fake_fp: $(PATCHER_FAKE_SRC)

@@ -21,6 +21,7 @@
 #include "compile/compile.h"
 #include "runtime/runtime.h"
 #include "stats/stats.h"
+#include "targets/targets.h"
 
 PG_MODULE_MAGIC;
 
@@ -53,6 +54,7 @@ static const struct config_enum_entry compile_mode_options[] = {
 };
 
 static void btjit_define_gucs(void);
+static void btjit_start_targets(void);
 
 void
 _PG_init(void)
@@ -72,42 +74,45 @@ _PG_init(void)
 
 	btjit_stats_init();
 	btjit_cache_init();
-	btjit_dispatch_init();
-	{
-		BtjitReplacements replacements = {
-			.functions = {
-				[BTJIT_TARGET_BINSRCH] = (void *) btjit_dispatch,
-				[BTJIT_TARGET_COMPARE] = (void *) btjit_dispatch_compare,
-				[BTJIT_TARGET_INSERT] = (void *) btjit_dispatch_insert,
-#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
-				[BTJIT_TARGET_CHECKKEYS] = (void *) btjit_dispatch_check,
-#endif
-#ifdef BTJIT_READPAGE_REDIRECTABLE
-				[BTJIT_TARGET_READPAGE] = (void *) btjit_dispatch_readpage,
-#endif
-			}
-		};
-
-		btjit_install_redirects(&replacements,
-								(BtjitStartupFault) btjit_locate_fault);
-	}
-	{
-		BtjitCallbackAddresses callbacks = {
-			.declined = (void *) btjit_declined,
-			.compare_declined = (void *) btjit_compare_declined,
-			.insert_declined = (void *) btjit_insert_declined,
-			.check_declined = (void *) btjit_check_declined,
-			.block_hints = (void *) &btjit_block_hints,
-		};
-
-		btjit_objcache_preload(&callbacks);
-	}
+	btjit_start_targets();
 	btjit_server_bitcode_preload();
 	btjit_worker_register(btjit_module.active);
 }
 
+/*
+ * Hand each layer what the targets' files offer (targets.h), from the top,
+ * so that no lower layer refers to src/targets/: the slot table the stock
+ * entries, the redirects the dispatchers, the object cache the declined
+ * callbacks compiled code calls by name.
+ */
 static void
-btjit_define_gucs(void)
+btjit_start_targets(void)
+{
+	BtjitEntries stock_entries;
+	BtjitReplacements replacements;
+	BtjitCallbackAddresses callbacks;
+
+	memset(&callbacks, 0, sizeof(callbacks));
+	for (int t = 0; t < BTJIT_NTARGETS; t++)
+	{
+		const BtjitTargetImpl *impl = btjit_target_impl(t);
+
+		stock_entries[t] = impl->stock_entry;
+		replacements.functions[t] = impl->dispatcher;
+		callbacks.declined[t] = impl->declined;
+	}
+	replacements.readpage_signature = btjit_readpage_signature;
+	callbacks.block_hints = (void *) &btjit_block_hints;
+
+	btjit_dispatch_init(stock_entries);
+	btjit_install_redirects(&replacements,
+							(BtjitStartupFault) btjit_locate_fault);
+	btjit_objcache_preload(&callbacks);
+}
+
+/* The switches of the redirected searches: on, verify, prefetch hints. */
+static void
+btjit_define_search_gucs(void)
 {
 	DefineCustomBoolVariable("btree_jit.enabled",
 							 "Routes B-tree page searches through specialised compiled code.",
@@ -135,7 +140,12 @@ btjit_define_gucs(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, btjit_assign_prefetch_hints, NULL);
+}
 
+/* When and where key shapes are compiled, and how many are kept. */
+static void
+btjit_define_compile_gucs(void)
+{
 	DefineCustomBoolVariable("btree_jit.log_compiles",
 							 "Logs each compilation of a key shape with its duration.",
 							 NULL,
@@ -183,7 +193,12 @@ btjit_define_gucs(void)
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
+}
 
+/* What is kept in shared memory and on disk, and where the inputs are. */
+static void
+btjit_define_storage_gucs(void)
+{
 	DefineCustomIntVariable("btree_jit.max_indexes",
 							"Maximum number of indexes tracked in the cluster-wide statistics.",
 							"When more indexes are searched, the least used entries are evicted.",
@@ -228,7 +243,12 @@ btjit_define_gucs(void)
 							   PGC_SUSET,
 							   GUC_NOT_IN_SAMPLE,
 							   NULL, NULL, NULL);
+}
 
+/* Test hooks, hidden from SHOW ALL and postgresql.conf.sample. */
+static void
+btjit_define_test_hooks(void)
+{
 	DefineCustomEnumVariable("btree_jit.locate_fault",
 							 "Test hook: feeds the locator wrong input so that it must refuse.",
 							 NULL,
@@ -258,6 +278,14 @@ btjit_define_gucs(void)
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
+}
 
+static void
+btjit_define_gucs(void)
+{
+	btjit_define_search_gucs();
+	btjit_define_compile_gucs();
+	btjit_define_storage_gucs();
+	btjit_define_test_hooks();
 	MarkGUCPrefixReserved("btree_jit");
 }

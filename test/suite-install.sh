@@ -1,6 +1,6 @@
 #!/bin/bash
 # test/suite-install.sh - the README's install and removal steps, taken
-# literally, on clean Debian machines (issue 28).
+# literally, on clean Debian machines.
 #
 # For each release (BTJIT_INSTALL_RELEASES, default "bookworm trixie": 15
 # and 17; "sid" adds 18) and each way to install (BTJIT_INSTALL_WAYS,
@@ -37,6 +37,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/install.sh
 source "$here/lib/install.sh"
+# shellcheck source=lib/check.sh
+source "$here/lib/check.sh"
 
 if [[ $(id -u) -ne 0 ]]; then
 	echo "suite-install: needs root (debootstrap, chroot, mount namespaces): skipped"
@@ -83,21 +85,8 @@ if [[ $(wc -w <<<"$releases") -gt 1 && ${BTJIT_INSTALL_PARALLEL:-1} != 0 ]]; the
 	exit $((nf > 0))
 fi
 
-passed=0
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok   - $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL - $what"
-		failed=$((failed + 1))
-		return 1
-	fi
-}
-eq() { [[ $1 == "$2" ]] || { echo "    got '$1', want '$2'" >&2; return 1; }; }
+# The assertions are test/lib/check.sh's; check_rc where a failure stops
+# the rest of one_way (|| return 1) or shows more.
 
 # show_log LOG - the end of a failed step's log
 show_log() {
@@ -117,9 +106,9 @@ q() {
 steps() {
 	local name=$1 log=$logs/$INST_RELEASE-$way-$1.log t0=$SECONDS
 	if inst_run_steps "$name" "$way" "$log"; then
-		check "$INST_RELEASE $way: the README's '$name' steps ($((SECONDS - t0)) s)" true
+		ok "$INST_RELEASE $way: the README's '$name' steps ($((SECONDS - t0)) s)"
 	else
-		check "$INST_RELEASE $way: the README's '$name' steps (FAILED after $((SECONDS - t0)) s)" false || true
+		bad "$INST_RELEASE $way: the README's '$name' steps (FAILED after $((SECONDS - t0)) s)"
 		show_log "$log"
 		return 1
 	fi
@@ -139,9 +128,9 @@ one_way() {
 
 	steps "$way" || return 1
 	so=$(inst_run "/usr/lib/postgresql/$pg/bin/pg_config" --pkglibdir)/btree_jit.so
-	check "$release $way: btree_jit.so installed in the server's pkglibdir" test -f "$INST_ROOT$so" || return 1
+	check_rc "$release $way: btree_jit.so installed in the server's pkglibdir" test -f "$INST_ROOT$so" || return 1
 	if [[ $way == package ]]; then
-		check "$release package: $pkg is installed" \
+		check_rc "$release package: $pkg is installed" \
 			eq "$(inst_run dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null)" "ii " || return 1
 	fi
 	echo "#   installed: $(inst_run dpkg-query -W -f='${db:Status-Abbrev}\n' | grep -c '^ii') packages in the chroot"
@@ -150,17 +139,17 @@ one_way() {
 	# postgresql-$pg package; socket only (the chroot shares the host's
 	# network)
 	conf=/etc/postgresql/$pg/main/postgresql.conf
-	check "$release $way: the postgresql-$pg package made the main cluster" test -f "$INST_ROOT$conf" || return 1
+	check_rc "$release $way: the postgresql-$pg package made the main cluster" test -f "$INST_ROOT$conf" || return 1
 	echo "listen_addresses = ''" >>"$INST_ROOT$conf"
-	check "$release $way: the main cluster starts (before the preload)" \
+	check_rc "$release $way: the main cluster starts (before the preload)" \
 		inst_run pg_ctlcluster "$pg" main start || return 1
 
 	steps preload || return 1
 	dlog=$INST_ROOT/var/log/postgresql/postgresql-$pg-main.log
-	check "$release $way: the server log says btree_jit redirected _bt_binsrch" \
-		grep -q "LOG:  btree_jit [0-9.]* on PostgreSQL $pg[.0-9]* .*: _bt_binsrch at .* redirected" "$dlog" ||
+	check_rc "$release $way: the server log says btree_jit redirected _bt_binsrch" \
+		grep -q "LOG:  btree_jit [0-9.]* on PostgreSQL ${pg}[.0-9]* .*: _bt_binsrch at .* redirected" "$dlog" ||
 		show_log "$dlog"
-	check "$release $way: btree_jit_status() is active" \
+	check_rc "$release $way: btree_jit_status() is active" \
 		eq "$(q "SELECT active FROM btree_jit_status()")" t || q "SELECT * FROM btree_jit_status()" || true
 	q "CREATE TABLE t (id int PRIMARY KEY)" "INSERT INTO t SELECT generate_series(1, 10000)" \
 		"VACUUM ANALYZE t" >/dev/null
@@ -174,7 +163,7 @@ one_way() {
 		[[ $state == "jit true" ]] && break
 		sleep 0.5
 	done
-	check "$release $way: t_pkey runs compiled code (btree_jit_indexes: state jit, jit_searches > 0; $n rounds)" \
+	check_rc "$release $way: t_pkey runs compiled code (btree_jit_indexes: state jit, jit_searches > 0; $n rounds)" \
 		eq "$state" "jit true" || q "SELECT * FROM btree_jit_indexes" || true
 
 	if [[ $way == package ]]; then
@@ -200,13 +189,13 @@ one_way() {
 
 # a chroot that cannot be made ends the script (btjit_die): still close
 # with the counts, that failure included
-summary_done=0
-summary() {
-	[[ $summary_done == 1 ]] && return
-	echo "FAIL - the suite stopped early (see the ERROR above)"
-	echo "$passed passed, $((failed + 1)) failed"
+finished=0
+close_early() {
+	[[ $finished == 1 ]] && return
+	bad "the suite stopped early (see the ERROR above)"
+	summary || true
 }
-cluster_on_exit summary
+cluster_on_exit close_early
 
 start=$SECONDS
 for release in $releases; do
@@ -220,6 +209,5 @@ for release in $releases; do
 	done
 done
 echo "# suite-install: $((SECONDS - start)) s"
-summary_done=1
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finished=1
+summary

@@ -8,8 +8,11 @@
 #   headers    no project header reaches every C file, and no header
 #              includes one of a higher layer (test/lib/include_reach.py)
 #   lengths    no function over 120 lines but the one-switch functions
-#              (flow_step, the GUC definitions, relocate)
-#              (test/lib/function_lengths.py)
+#              (flow_step), in src/ and the template (llvm-ir/); an allowed
+#              one must be one switch (test/lib/function_lengths.py)
+#   binpatch   no nbtree function named anywhere in src/binpatch/: the
+#              analysis is told names and addresses by the locator
+#              (src/locate/), whose policy they are
 # Builds the module first if it is not built (test/run has built it).
 # Prints "N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
@@ -30,5 +33,12 @@ check "headers: none everywhere, none upward" \
 	"$PY" "$root/test/lib/include_reach.py" "$root"
 check "lengths: no function over 120 lines but the one-switch ones" \
 	"$PY" "$root/test/lib/function_lengths.py" "$root" --list 5 \
-	--allow flow_step btjit_define_gucs relocate
+	--allow flow_step
+nbtree_in_binpatch=$(grep -rnoE '\b_bt_[a-z_]+|\bnbt[a-z]+\.c\b' \
+	--include='*.c' --include='*.h' "$root/src/binpatch" || true)
+if [[ -z $nbtree_in_binpatch ]]; then
+	ok "binpatch: names no nbtree function"
+else
+	bad "binpatch: names no nbtree function" "$nbtree_in_binpatch"
+fi
 summary

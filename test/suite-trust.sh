@@ -1,6 +1,7 @@
 #!/bin/bash
-# test/suite-trust.sh - trust in the code the module runs from disk (issue
-# 26), with btree_jit.verify off, as production runs:
+# test/suite-trust.sh - trust in the code the module runs from disk (cached
+# objects, the compiler library), with btree_jit.verify off, as production
+# runs:
 #
 #   objects    a cached object that is damaged (a byte of its code
 #              flipped), truncated (inside the object, inside the header),

@@ -1,6 +1,7 @@
 -- bench/workloads/data_asof.sql - data for probe_asof: a time series, the
--- seed's "single tuple fetch" table (seed 003: an index on (k, ts DESC),
--- the state of key k as of a time t).
+-- table of Floris Van Nee's 2019 pgsql-hackers thread "Optimize single
+-- tuple fetch from nbtree index" (an index on (k, ts DESC), the state of
+-- key k as of a time t).
 --
 --   ta  2,000,000 rows (k int4, ts timestamptz, v int4): 2,000 keys (k =
 --       0..1,999), 1,000 timestamps each: the j-th (j = 0..999) at minute

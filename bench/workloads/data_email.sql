@@ -1,4 +1,4 @@
--- bench/workloads/data_email.sql - data of probe_email (issue 12's benchmarks).
+-- bench/workloads/data_email.sql - data of probe_email (a per-type benchmark).
 -- Built once per bench run through psql, in one session (setseed makes the
 -- probe keys deterministic).
 --

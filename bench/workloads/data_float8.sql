@@ -1,4 +1,4 @@
--- bench/workloads/data_float8.sql - data of probe_float8 (issue 12's benchmarks).
+-- bench/workloads/data_float8.sql - data of probe_float8 (a per-type benchmark).
 -- Built once per bench run through psql, in one session (setseed makes the
 -- probe keys deterministic).
 --

@@ -1,5 +1,5 @@
--- bench/workloads/data_interval.sql - data of probe_interval (issue 12's
--- tier 2: a proc imported from the server's bitcode).  Built once per bench
+-- bench/workloads/data_interval.sql - data of probe_interval (a
+-- column compared by a proc imported from the server's bitcode).  Built once per bench
 -- run through psql, in one session (setseed makes the probe keys
 -- deterministic).
 --

@@ -1,4 +1,4 @@
--- bench/workloads/data_text_c.sql - data of probe_text_c (issue 12's benchmarks).
+-- bench/workloads/data_text_c.sql - data of probe_text_c (a per-type benchmark).
 -- Built once per bench run through psql, in one session (setseed makes the
 -- probe keys deterministic).
 --

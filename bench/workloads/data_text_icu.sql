@@ -1,4 +1,4 @@
--- bench/workloads/data_text_icu.sql - data of probe_text_icu (issue 12's benchmarks).
+-- bench/workloads/data_text_icu.sql - data of probe_text_icu (a per-type benchmark).
 -- Built once per bench run through psql, in one session (setseed makes the
 -- probe keys deterministic).
 --

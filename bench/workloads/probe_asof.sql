@@ -1,5 +1,6 @@
--- bench/workloads/probe_asof.sql - "as of" probes into a time series (seed
--- 003's "single tuple fetch" query, issue 23): an index on (k int4, ts
+-- bench/workloads/probe_asof.sql - "as of" probes into a time series (the
+-- query of Floris Van Nee's 2019 pgsql-hackers thread "Optimize single
+-- tuple fetch from nbtree index"): an index on (k int4, ts
 -- timestamptz DESC) over 2,000 keys with 1,000 timestamps each, rows
 -- loaded in random order, and in a nested loop, for random (k, t),
 --

@@ -5,8 +5,8 @@
 -- stored in the columns' own types (px.a2 int2, px.b8 int8), so the two
 -- differ only in the scan keys' operators.  Full-key probes (a, b, c) and
 -- prefix probes (a, b) LIMIT 1, as LATERAL ... LIMIT 1 nested loops.  {N}
--- is the number of probes: the first N rows of px.  Issue 23: the
--- cross-type queries must be at least as far above 1.0x as their twins.
+-- is the number of probes: the first N rows of px.  The aim: the
+-- cross-type queries at least as far above 1.0x as their twins.
 --
 -- @title (int2, int8, int4) primary key, 2M rows: int4-valued (cross-type) and same-type probes, full key and (a, b) LIMIT 1
 -- @kind sql

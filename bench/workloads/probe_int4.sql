@@ -1,6 +1,7 @@
 -- bench/workloads/probe_int4.sql - equality probes into a 2,000,000-row
--- int4 primary key through an index nested loop (seed 003's LATERAL ...
--- LIMIT 1 shape, and a plain join with hash/merge joins and
+-- int4 primary key through an index nested loop (the LATERAL ... LIMIT 1
+-- shape of Floris Van Nee's 2019 pgsql-hackers thread "Optimize single
+-- tuple fetch from nbtree index", and a plain join with hash/merge joins and
 -- materialisation disabled).  {N} is the number of probes: the first N
 -- rows of p4 (pseudo-random keys over the whole key range).
 --

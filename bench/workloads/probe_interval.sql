@@ -1,5 +1,5 @@
--- bench/workloads/probe_interval.sql - interval primary key (issue 12, tier
--- 2: interval_cmp imported from the server's bitcode and inlined): equality
+-- bench/workloads/probe_interval.sql - interval primary key (a column
+-- compared by its proc: interval_cmp imported from the server's bitcode and inlined): equality
 -- probes into a 1,000,000-row primary key through an index nested loop, in
 -- random key order: LATERAL ... LIMIT 1 over keys that are all present, and
 -- a plain join over keys drawn again, a quarter of them absent.  {N} is the

@@ -1,4 +1,4 @@
--- bench/workloads/probe_text_c.sql - text COLLATE "C" primary key, md5 strings (issue 12): equality
+-- bench/workloads/probe_text_c.sql - text COLLATE "C" primary key, md5 strings: equality
 -- probes into a 1,000,000-row primary key through an index nested loop, in
 -- random key order: LATERAL ... LIMIT 1 over keys that are all present, and
 -- a plain join over keys drawn again, a quarter of them absent.  {N} is the

@@ -5,15 +5,19 @@
  *	  over a candidate's decoded body, that it takes its arguments as the
  *	  prototype says.
  *
- * _bt_binsrch (prove_callconv): at each call to _bt_compare, rdi and rsi
- * must still hold the values they had on entry, and rdx must be a page
- * address derived from the 32-bit entry edx through BufferBlocks or
- * LocalBufferBlockPointers (the BufferGetPage expansion).
+ The caller (the locator, src/locate/) names the function, the exported
+ * "witness" whose calls show its arguments, and one of two shapes
+ * (CallconvClaim, analysis.h):
  *
- * _bt_readpage (prove_readpage_callconv): at each call to _bt_checkkeys
+ * CC_PAGE_SEARCH, (pointer, pointer, Buffer): at each call to the witness,
+ * rdi and rsi must still hold the values they had on entry, and rdx must
+ * be a page address derived from the 32-bit entry edx through BufferBlocks
+ * or LocalBufferBlockPointers (the BufferGetPage expansion).
+ *
+ * CC_FRAME_WITNESS, (pointer, integers...): at each call to the witness
  * rdi must still be the entry rdi, every argument register of the
  * signature must be read before it is written and no other one may be
- * (src/README, "Finding _bt_readpage").
+ * (src/README, "Finding the leaf read").
  *
  * gcc may clone static functions with changed arguments (.isra,
  * .constprop); a clone fails these proofs.  The analysis runs in four
@@ -32,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binpatch_int.h"
+#include "analysis.h"
 
 /* ----------------------------------------------------------------
  *		Calling-convention proof: data flow over the candidate
@@ -49,8 +53,8 @@
 typedef enum AbsKind
 {
 	AV_OTHER = 0,				/* anything; see taint */
-	AV_ARG0,					/* entry rdi, unchanged (Relation) */
-	AV_ARG1,					/* entry rsi, unchanged (BTScanInsert) */
+	AV_ARG0,					/* entry rdi, unchanged */
+	AV_ARG1,					/* entry rsi, unchanged */
 	AV_ARG2,					/* entry rdx (Buffer in edx) */
 	AV_ARG3,					/* entry rcx, where it is an argument */
 	AV_NOARG,					/* entry rcx/r8/r9: not an argument */
@@ -107,15 +111,7 @@ typedef struct DecInsn
 	bool		has_target;
 } DecInsn;
 
-/* Which function's convention a proof shows */
-typedef enum CallconvShape
-{
-	CC_BINSRCH,					/* (Relation, BTScanInsert, Buffer) */
-	CC_READPAGE					/* (IndexScanDesc, ScanDirection, OffsetNumber
-								 * [, bool]) */
-} CallconvShape;
-
-/* A call to the witness function (_bt_compare, _bt_checkkeys) */
+/* A call to the witness function */
 typedef struct CompareCall
 {
 	uint64_t	site;
@@ -128,6 +124,7 @@ typedef struct CompareCall
 typedef struct Proof
 {
 	LocCtx	   *cx;
+	const CallconvClaim *claim; /* names, for messages */
 	CallconvShape shape;
 	int			nargs;			/* integer argument registers on entry */
 	uint64_t	witness;		/* the function whose calls are checked */
@@ -238,7 +235,7 @@ flow_entry_state(const Proof *pf, FlowState *st)
 		st->reg[i] = av_make(AV_ENTRY, 0, 0);
 	st->reg[R_RDI] = av_make(AV_ARG0, 0, 0);
 	st->reg[R_RSI] = av_make(AV_ARG1, 0, 0);
-	st->reg[R_RDX] = av_make(AV_ARG2, pf->shape == CC_BINSRCH ? T_BUF : 0, 0);
+	st->reg[R_RDX] = av_make(AV_ARG2, pf->shape == CC_PAGE_SEARCH ? T_BUF : 0, 0);
 	st->reg[R_RCX] = av_make(pf->nargs > 3 ? AV_ARG3 : AV_NOARG, 0, 0);
 	st->reg[R_R8] = av_make(AV_NOARG, 0, 0);
 	st->reg[R_R9] = av_make(AV_NOARG, 0, 0);
@@ -641,7 +638,7 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 				/*
 				 * A frame address passed in an argument register escapes,
 				 * unless it is the argument by which the witness (or its
-				 * companion) receives an object of ours (_bt_checkkeys'
+				 * companion) receives an object of ours (the witness's
 				 * continuescan or pstate): they write only that object.
 				 */
 				for (i = 0; i < 6; i++)
@@ -960,7 +957,7 @@ typedef struct Blocks
 
 /*
  * Step 1: decode the whole body into pf->insn, noting the references to
- * BufferBlocks/LocalBufferBlockPointers and the calls to _bt_compare.
+ * BufferBlocks/LocalBufferBlockPointers and the calls to the witness.
  */
 static bool
 proof_decode(Proof *pf, const uint8_t *code)
@@ -1004,7 +1001,7 @@ proof_decode(Proof *pf, const uint8_t *code)
 		{
 			if (pf->ncompare == MAX_COMPARE_CALLS)
 				return loc_fail(cx, "candidate calls %s too often",
-								pf->shape == CC_BINSRCH ? "_bt_compare" : "_bt_checkkeys");
+								pf->claim->witness_name);
 			pf->compare[pf->ncompare++].site = addr;
 		}
 		pf->ninsn++;
@@ -1154,7 +1151,7 @@ done:
 
 /*
  * Step 4: one more pass over the final states, recording the obligations
- * (what each call to _bt_compare receives, violations), then the check of
+ * (what each call to the witness receives, violations), then the check of
  * how the entry edx is first used.
  */
 static void
@@ -1173,19 +1170,20 @@ proof_obligations(Proof *pf, const Blocks *bl)
 			flow_step(pf, &st, &pf->insn[k], true);
 	}
 
-	if (pf->violation[0] == '\0' && pf->shape == CC_BINSRCH)
+	if (pf->violation[0] == '\0' && pf->shape == CC_PAGE_SEARCH)
 		check_edx_first_use(pf);
 }
 
 /*
  * Judge the recorded obligations: any violation, missing Buffer evidence,
- * no return, or a call to _bt_compare whose arguments are not shown to be
+ * no return, or a call to the witness whose arguments are not shown to be
  * (entry rdi, entry rsi, page of the entry Buffer) fails the proof.
  */
 static bool
 proof_verdict(Proof *pf)
 {
 	LocCtx	   *cx = pf->cx;
+	const CallconvClaim *cl = pf->claim;
 	uint64_t	start = pf->start;
 	int			i;
 	char		nb[64];
@@ -1206,16 +1204,22 @@ proof_verdict(Proof *pf)
 		CompareCall *c = &pf->compare[i];
 
 		if (!c->checked)
-			return loc_fail(cx, "the call to _bt_compare at %s is not reachable in our analysis",
+			return loc_fail(cx, "the call to %s at %s is not reachable in our analysis",
+							cl->witness_name,
 							addr_name(cx, c->site, nb, sizeof(nb)));
 		if (c->rdi.kind != AV_ARG0)
-			return loc_fail(cx, "at the call to _bt_compare at %s, rdi is not shown to be the entry rdi (Relation)",
-							addr_name(cx, c->site, nb, sizeof(nb)));
+			return loc_fail(cx, "at the call to %s at %s, rdi is not shown to be the entry rdi (%s)",
+							cl->witness_name,
+							addr_name(cx, c->site, nb, sizeof(nb)),
+							cl->arg_types[0]);
 		if (c->rsi.kind != AV_ARG1)
-			return loc_fail(cx, "at the call to _bt_compare at %s, rsi is not shown to be the entry rsi (BTScanInsert)",
-							addr_name(cx, c->site, nb, sizeof(nb)));
+			return loc_fail(cx, "at the call to %s at %s, rsi is not shown to be the entry rsi (%s)",
+							cl->witness_name,
+							addr_name(cx, c->site, nb, sizeof(nb)),
+							cl->arg_types[1]);
 		if ((c->rdx.taint & T_MUST) != T_MUST)
-			return loc_fail(cx, "at the call to _bt_compare at %s, rdx is not shown to be the page of the entry Buffer (on some path it does not derive from %s)",
+			return loc_fail(cx, "at the call to %s at %s, rdx is not shown to be the page of the entry Buffer (on some path it does not derive from %s)",
+							cl->witness_name,
 							addr_name(cx, c->site, nb, sizeof(nb)),
 							!(c->rdx.taint & T_BUF) && !(c->rdx.taint & T_PAGEBASE) ?
 							"the entry edx nor from BufferBlocks/LocalBufferBlockPointers" :
@@ -1223,8 +1227,8 @@ proof_verdict(Proof *pf)
 							"BufferBlocks/LocalBufferBlockPointers");
 	}
 	if (pf->ncompare == 0)
-		return loc_fail(cx, "candidate %s does not call _bt_compare",
-						addr_name(cx, start, nb, sizeof(nb)));
+		return loc_fail(cx, "candidate %s does not call %s",
+						addr_name(cx, start, nb, sizeof(nb)), cl->witness_name);
 	return true;
 }
 
@@ -1241,8 +1245,8 @@ proof_describe(Proof *pf, char *desc, size_t desclen)
 	char		t4[80];
 
 	snprintf(desc, desclen,
-			 "%d call%s to _bt_compare (first at %s): rdi=entry rdi [%s], rsi=entry rsi [%s], rdx=page from Buffer edx [first use: %s] via %s%s%s [%s]",
-			 pf->ncompare, pf->ncompare > 1 ? "s" : "",
+			 "%d call%s to %s (first at %s): rdi=entry rdi [%s], rsi=entry rsi [%s], rdx=page from Buffer edx [first use: %s] via %s%s%s [%s]",
+			 pf->ncompare, pf->ncompare > 1 ? "s" : "", pf->claim->witness_name,
 			 addr_name(cx, c->site, nb, sizeof(nb)),
 			 insn_text(pf, c->rdi.def, t1, sizeof(t1)),
 			 insn_text(pf, c->rsi.def, t2, sizeof(t2)),
@@ -1271,7 +1275,7 @@ proof_run(Proof *pf, Blocks *bl)
 	if (size == 0 || size > MAX_CAND_BYTES)
 		return loc_fail(cx, "candidate %s is %zu bytes long: not plausibly %s",
 						addr_name(cx, pf->start, nb, sizeof(nb)), size,
-						pf->shape == CC_BINSRCH ? "_bt_binsrch" : "_bt_readpage");
+						pf->claim->subject);
 	code = code_at(&cx->img, pf->start, size);
 	if (code == NULL)
 		return loc_fail(cx, "candidate %s is not in an executable segment",
@@ -1303,51 +1307,22 @@ proof_free(Proof *pf, Blocks *bl)
 }
 
 /*
- * Prove that the function [start, end) has _bt_binsrch's calling
- * convention: decode it, find its basic blocks, run the data flow to a
- * fixpoint, check the obligations.  On success fills a short description
- * of what was shown into desc; on failure the reason is in cx->why.
- */
-bool
-prove_callconv(LocCtx *cx, uint64_t start, uint64_t end, char *desc, size_t desclen)
-{
-	Proof		pf;
-	Blocks		bl;
-	bool		ok;
-
-	memset(&pf, 0, sizeof(pf));
-	memset(&bl, 0, sizeof(bl));
-	pf.cx = cx;
-	pf.shape = CC_BINSRCH;
-	pf.nargs = 3;
-	pf.witness = cx->bt_compare;
-	pf.frame_arg = -1;
-	pf.start = start;
-	pf.end = end;
-
-	ok = proof_run(&pf, &bl) && proof_verdict(&pf);
-	if (ok)
-		proof_describe(&pf, desc, desclen);
-	proof_free(&pf, &bl);
-	return ok;
-}
-
-/*
- * Judge a _bt_readpage proof.  gcc changes a static function's signature
- * only by removing arguments (IPA-CP, IPA-SRA's dead arguments) or by
- * replacing a pointer argument with what is read through it (IPA-SRA).
- * So three facts pin the signature down to the prototype's:
- *	- at every call to _bt_checkkeys the first argument is the entry rdi,
- *	  unchanged: our first argument is the IndexScanDesc, whole;
+ * Judge a CC_FRAME_WITNESS proof.  gcc changes a static function's
+ * signature only by removing arguments (IPA-CP, IPA-SRA's dead arguments)
+ * or by replacing a pointer argument with what is read through it
+ * (IPA-SRA).  So three facts pin the signature down to the prototype's:
+ *	- at every call to the witness the first argument is the entry rdi,
+ *	  unchanged: our first argument is the witness's, whole;
  *	- every argument register of the prototype is read before anything
  *	  writes it: none was removed (gcc never reads an argument register
  *	  the function does not take);
  *	- no register past them is read before written: none was added.
  */
 static bool
-readpage_verdict(Proof *pf)
+frame_witness_verdict(Proof *pf)
 {
 	LocCtx	   *cx = pf->cx;
+	const CallconvClaim *cl = pf->claim;
 	static const char *const argname[] = {"rdi", "rsi", "rdx", "rcx"};
 	int			i;
 	char		nb[64];
@@ -1356,24 +1331,29 @@ readpage_verdict(Proof *pf)
 		return loc_fail(cx, "calling-convention proof of %s failed on purpose",
 						addr_name(cx, pf->start, nb, sizeof(nb)));
 	if (pf->violation[0] != '\0')
-		return loc_fail(cx, "calling convention of _bt_readpage candidate %s not proven: it %s",
-						addr_name(cx, pf->start, nb, sizeof(nb)), pf->violation);
+		return loc_fail(cx, "calling convention of %s candidate %s not proven: it %s",
+						cl->subject, addr_name(cx, pf->start, nb, sizeof(nb)),
+						pf->violation);
 	if (pf->nret == 0)
 		return loc_fail(cx, "candidate %s never returns",
 						addr_name(cx, pf->start, nb, sizeof(nb)));
 	if (pf->ncompare == 0)
-		return loc_fail(cx, "candidate %s does not call _bt_checkkeys",
-						addr_name(cx, pf->start, nb, sizeof(nb)));
+		return loc_fail(cx, "candidate %s does not call %s",
+						addr_name(cx, pf->start, nb, sizeof(nb)),
+						cl->witness_name);
 	for (i = 0; i < pf->ncompare; i++)
 	{
 		CompareCall *c = &pf->compare[i];
 
 		if (!c->checked)
-			return loc_fail(cx, "the call to _bt_checkkeys at %s is not reachable in our analysis",
+			return loc_fail(cx, "the call to %s at %s is not reachable in our analysis",
+							cl->witness_name,
 							addr_name(cx, c->site, nb, sizeof(nb)));
 		if (c->rdi.kind != AV_ARG0)
-			return loc_fail(cx, "at the call to _bt_checkkeys at %s, rdi is not shown to be the entry rdi (IndexScanDesc)",
-							addr_name(cx, c->site, nb, sizeof(nb)));
+			return loc_fail(cx, "at the call to %s at %s, rdi is not shown to be the entry rdi (%s)",
+							cl->witness_name,
+							addr_name(cx, c->site, nb, sizeof(nb)),
+							cl->arg_types[0]);
 	}
 	for (i = 1; i < pf->nargs; i++)
 		if (!pf->arg_read[i])
@@ -1383,48 +1363,62 @@ readpage_verdict(Proof *pf)
 	return true;
 }
 
+/* What a CC_FRAME_WITNESS proof showed, for the evidence text */
+static void
+frame_witness_describe(Proof *pf, char *desc, size_t desclen)
+{
+	char		nb[64];
+	char		t1[80];
+
+	snprintf(desc, desclen,
+			 "%d call%s to %s (first at %s) with rdi=entry rdi [%s]; reads entry rsi, rdx%s before writing them, never %s",
+			 pf->ncompare, pf->ncompare > 1 ? "s" : "",
+			 pf->claim->witness_name,
+			 addr_name(pf->cx, pf->compare[0].site, nb, sizeof(nb)),
+			 insn_text(pf, pf->compare[0].rdi.def, t1, sizeof(t1)),
+			 pf->nargs > 3 ? ", rcx" : "",
+			 pf->nargs > 3 ? "r8, r9" : "rcx, r8, r9");
+}
+
 /*
- * Prove that the function [start, end) takes _bt_readpage's arguments
- * (proto) in the SysV registers: the same four steps as prove_callconv,
- * with _bt_checkkeys as the witness.
+ * Prove that the function [start, end) has the calling convention the
+ * claim describes: decode it, find its basic blocks, run the data flow to
+ * a fixpoint, check the obligations.  On success fills a short description
+ * of what was shown into desc; on failure the reason is in cx->why.
  */
 bool
-prove_readpage_callconv(LocCtx *cx, uint64_t start, uint64_t end,
-						const ReadpageProto *proto, char *desc, size_t desclen)
+prove_callconv(LocCtx *cx, uint64_t start, uint64_t end,
+			   const CallconvClaim *claim, char *desc, size_t desclen)
 {
 	Proof		pf;
 	Blocks		bl;
 	bool		ok;
+	bool		page_search = claim->shape == CC_PAGE_SEARCH;
 
 	memset(&pf, 0, sizeof(pf));
 	memset(&bl, 0, sizeof(bl));
 	pf.cx = cx;
-	pf.shape = CC_READPAGE;
-	pf.nargs = proto->nargs;
-	pf.witness = proto->witness;
-	pf.frame_callee = proto->frame_callee;
-	pf.frame_arg = proto->frame_arg;
-	pf.frame_size = proto->frame_size;
+	pf.claim = claim;
+	pf.shape = claim->shape;
+	pf.nargs = page_search ? 3 : claim->nargs;
+	pf.witness = claim->witness;
+	pf.frame_callee = page_search ? 0 : claim->frame_callee;
+	pf.frame_arg = page_search ? -1 : claim->frame_arg;
+	pf.frame_size = page_search ? 0 : claim->frame_size;
 	pf.start = start;
 	pf.end = end;
 
-	if (proto->nargs < 3 || proto->nargs > 4)
-		return loc_fail(cx, "_bt_readpage is described with %d arguments",
-						proto->nargs);
-	ok = proof_run(&pf, &bl) && readpage_verdict(&pf);
-	if (ok)
-	{
-		char		nb[64];
-		char		t1[80];
-
-		snprintf(desc, desclen,
-				 "%d call%s to _bt_checkkeys (first at %s) with rdi=entry rdi [%s]; reads entry rsi, rdx%s before writing them, never %s",
-				 pf.ncompare, pf.ncompare > 1 ? "s" : "",
-				 addr_name(cx, pf.compare[0].site, nb, sizeof(nb)),
-				 insn_text(&pf, pf.compare[0].rdi.def, t1, sizeof(t1)),
-				 pf.nargs > 3 ? ", rcx" : "",
-				 pf.nargs > 3 ? "r8, r9" : "rcx, r8, r9");
-	}
+	if (!page_search && (claim->nargs < 3 || claim->nargs > 4))
+		return loc_fail(cx, "%s is described with %d arguments",
+						claim->subject, claim->nargs);
+	if (page_search)
+		ok = proof_run(&pf, &bl) && proof_verdict(&pf);
+	else
+		ok = proof_run(&pf, &bl) && frame_witness_verdict(&pf);
+	if (ok && page_search)
+		proof_describe(&pf, desc, desclen);
+	else if (ok)
+		frame_witness_describe(&pf, desc, desclen);
 	proof_free(&pf, &bl);
 	return ok;
 }

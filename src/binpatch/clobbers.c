@@ -13,10 +13,10 @@
  * keeps a value in a call-clobbered register across the call of a
  * function it knows does not touch that register, and
  * -fipa-stack-alignment calls a function it knows needs no alignment with
- * the stack unaligned.  Both apply to a static function such as
- * _bt_binsrch and to an exported one called from its own translation unit
- * (_bt_compare from _bt_binsrch and _bt_moveright): the server is an
- * executable, so its functions cannot be interposed.
+ * the stack unaligned.  Both apply to a static function such as the page
+ * search and to an exported one called from its own translation unit (the
+ * comparison called from the page search and the move-right step): the
+ * server is an executable, so its functions cannot be interposed.
  *
  * The proof: the function reaches, through direct calls and jumps
  * (branches into another body included: gcc's .cold parts), an indirect
@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binpatch_int.h"
+#include "analysis.h"
 
 #define CLOBBER_MAX_FUNCS	256 /* function bodies looked at */
 #define CLOBBER_MAX_DEPTH	4	/* calls between the function and the

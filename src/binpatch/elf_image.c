@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "binpatch_int.h"
+#include "analysis.h"
 
 #ifndef SHT_RELR
 #define SHT_RELR 19

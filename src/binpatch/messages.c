@@ -4,16 +4,16 @@
  *	  How the locator says why it refuses: the first, most specific reason,
  *	  and addresses named relative to the binary.
  *
- * The bottom of src/binpatch/: every file of the locator (locate.c,
- * elf_image.c, callconv.c, refsweep.c) reports through these, so they live
- * apart from the locator's policy, which calls those files.
+ * The bottom of src/binpatch/: every file of the analysis (elf_image.c,
+ * callconv.c, refsweep.c, clobbers.c) and the locator above it
+ * (src/locate/) report through these.
  *
  *-------------------------------------------------------------------------
  */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "binpatch_int.h"
+#include "analysis.h"
 
 /* The name of a fault injection, for messages */
 static const char *

@@ -27,8 +27,8 @@
  * stub page ends up read+execute.  On any failure nothing is changed.
  * The target must be executable code of one contiguous piece of one file:
  * one mapping, or, when an earlier write has split a page off into a
- * mapping of its own (17.12's _bt_compare crosses into the page of
- * _bt_binsrch), adjacent mappings at consecutive file offsets.
+ * mapping of its own (in 17.12 one redirected function crosses into the
+ * page of another), adjacent mappings at consecutive file offsets.
  *
  * Only x86-64 code is written; a build for another architecture refuses.
  *

@@ -4,19 +4,19 @@
  *	  Everything in the binary that refers to the candidate: relocations
  *	  that would store its address, and every direct call, jump or
  *	  RIP-relative (or, in a non-PIE binary, absolute) reference to it in
- *	  the executable segments.  The policy in locate.c requires these to be
- *	  exactly the calls it found in the known callers.
+ *	  the executable segments.  The locator's policy (src/locate/) requires
+ *	  these to be exactly the calls it found in the known callers.
  *
  * Plain C over <elf.h> and Zydis, no PostgreSQL headers (see binpatch.h).
  *
- * src/refsweep.c
+ * src/binpatch/refsweep.c
  *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "binpatch_int.h"
+#include "analysis.h"
 
 #ifndef SHT_RELR
 #define SHT_RELR 19

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * x86.h
- *	  Private x86-64 helpers shared by the locator (locate.c and its parts)
- *	  and the redirector (redirect.c): Zydis set-up, branch and RIP-relative
+ *	  Private x86-64 helpers shared by the analysis (and the locator above
+ *	  it, src/locate/) and the redirector (redirect.c): Zydis set-up, branch and RIP-relative
  *	  target decoding, and the encoding of a jmp rel32.
  *
  * Plain C over Zydis, no PostgreSQL headers (see binpatch.h).  Not part of

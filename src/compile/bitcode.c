@@ -169,7 +169,7 @@ btjit_bitcode_identify(BtjitServerBitcode *bc, const char *dir)
 	int			fd;
 	char	   *data;
 	int			idlen = btjit_running_build_id();
-	uint64		h = UINT64CONST(0xcbf29ce484222325);
+	uint64		h = BTJIT_FNV1A_BASIS;
 
 	memset(bc, 0, sizeof(*bc));
 	strlcpy(bc->dir, dir, sizeof(bc->dir));
@@ -208,7 +208,7 @@ btjit_bitcode_identify(BtjitServerBitcode *bc, const char *dir)
 		return;
 	}
 	CloseTransientFile(fd);
-	bc->index_hash = btjit_fnv1a(UINT64CONST(0xcbf29ce484222325), data, st.st_size);
+	bc->index_hash = btjit_fnv1a(BTJIT_FNV1A_BASIS, data, st.st_size);
 	pfree(data);
 	bc->identity = btjit_fnv1a(h, &bc->index_hash, sizeof(bc->index_hash));
 	bc->usable = true;

@@ -68,6 +68,39 @@ extern char *btjit_server_bitcode_path; /* bitcode.c */
 /* ---- Code for a shape (policy.c) ---- */
 
 /*
+ * Which entry of the compile worker's queue holds a queued shape (slot),
+ * and which shape it held then (seq: slots are reused), so that a backend
+ * can add to its demand without a search (worker.c).
+ */
+typedef struct BtjitQueueTicket
+{
+	int			slot;			/* -1: none */
+	uint64		seq;
+} BtjitQueueTicket;
+
+/*
+ * A shape's code in this backend (runtime/jitcache.c keeps one per shape):
+ * what was linked, how, and, while there is none, why.  The compiler
+ * library never sees it: it fills a BtjitCompileOutput (compiler.h).
+ */
+typedef struct BtjitCode
+{
+	uint32		hash;			/* of the shape */
+	BtjitShape	shape;
+	char		signature[BTJIT_SIGNATURE_LEN];
+	BtjitLinkedCode linked;		/* linked.search NULL: none (yet) */
+	double		compile_ms;		/* to compile, or to load from the cache */
+	bool		from_object_cache;	/* loaded, not compiled, here */
+	char		failure[BTJIT_WHY_LEN];	/* why compilation failed */
+	bool		queued;			/* no code: the compile worker has it */
+	uint64		queued_generation;	/* compile generation last looked at */
+	BtjitQueueTicket queue_ticket;	/* while queued */
+	TimestampTz failed_at;		/* when the code went by a failure */
+	struct BtjitCode *next;
+} BtjitCode;
+
+
+/*
  * Get code for a shape (entry points, compile_ms, from_object_cache): from
  * the object cache, else queued for the compile worker (background mode),
  * else compiled here; or fail with why[].  Raises no error for anything
@@ -117,10 +150,8 @@ extern char *btjit_explain_shape(const BtjitShape *shape, bool assembly);
  */
 typedef struct BtjitCallbackAddresses
 {
-	void	   *declined;
-	void	   *compare_declined;
-	void	   *insert_declined;
-	void	   *check_declined;
+	void	   *declined[BTJIT_NTARGETS];	/* by target, as targetlist.h
+											 * names them */
 	void	   *block_hints;	/* &btjit_block_hints */
 } BtjitCallbackAddresses;
 

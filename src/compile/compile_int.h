@@ -38,13 +38,13 @@ extern void btjit_server_bitcode_for_compile(BtjitServerBitcode *bc);
 
 /*
  * Compile the shape in this process with the library (loaded on first
- * need), into *object (palloc'd ELF bytes) and code's entry points.
+ * need): out gets the outcome, the object file (palloc'd ELF bytes) and
+ * the entry points.
  */
 extern bool btjit_compile_here(const BtjitShape *shape,
 							   const BtjitTemplate *tmpl,
 							   const BtjitObjectNames *names,
-							   BtjitCode *code, char **object,
-							   size_t *object_len, char *why, size_t whylen);
+							   BtjitCompileOutput *out);
 
 /* The worker's compile, in its child: compile and store the object. */
 /* What btjit_compile_object did (the compile worker's child). */

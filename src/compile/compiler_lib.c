@@ -160,22 +160,30 @@ btjit_library_fault(void)
 
 /*
  * Compile a shape in this process: load the library if need be, and let it
- * specialise the template into *object and code's entry points.  False
- * with why[] if the library is unavailable or the compile failed.
+ * specialise the template into out's object file and entry points.  False,
+ * with out's outcome and reason, if the library is unavailable or the
+ * compile failed.
  */
 bool
 btjit_compile_here(const BtjitShape *shape, const BtjitTemplate *tmpl,
-				   const BtjitObjectNames *names, BtjitCode *code,
-				   char **object, size_t *object_len,
-				   char *why, size_t whylen)
+				   const BtjitObjectNames *names, BtjitCompileOutput *out)
 {
 	BtjitServerBitcode bc;
+	BtjitCompileRequest request;
 
+	memset(out, 0, sizeof(*out));
 	btjit_server_bitcode_for_compile(&bc);
-	return btjit_compiler_load(why, whylen) &&
-		btjit_compiler.compile_shape(shape, tmpl, &bc, names,
-									 btjit_library_fault(), code,
-									 object, object_len, why, whylen);
+	if (!btjit_compiler_load(out->reason, sizeof(out->reason)))
+	{
+		out->outcome = BTJIT_COMPILER_UNAVAILABLE;
+		return false;
+	}
+	request.shape = shape;
+	request.tmpl = tmpl;
+	request.bc = &bc;
+	request.names = names;
+	request.fault = btjit_library_fault();
+	return btjit_compiler.compile_shape(&request, out) == BTJIT_COMPILED;
 }
 
 /*
@@ -214,18 +222,17 @@ btjit_compile_object(const BtjitShape *shape, char *why, size_t whylen)
 {
 	const BtjitTemplate *tmpl;
 	BtjitObjectNames names;
-	BtjitCode	code;
-	char	   *object = NULL;
-	size_t		object_len = 0;
+	BtjitCompileOutput out;
 
-	memset(&code, 0, sizeof(code));
 	if (!btjit_template_read(&tmpl, why, whylen))
 		return BTJIT_OBJECT_COMPILE_FAILED;
 	btjit_object_names(shape, tmpl, &names);
-	if (!btjit_compile_here(shape, tmpl, &names, &code, &object, &object_len,
-							why, whylen))
+	if (!btjit_compile_here(shape, tmpl, &names, &out))
+	{
+		strlcpy(why, out.reason, whylen);
 		return BTJIT_OBJECT_COMPILE_FAILED;
-	if (!btjit_object_cache_write(&names, object, object_len, why, whylen))
+	}
+	if (!btjit_object_cache_write(&names, out.object, out.objlen, why, whylen))
 		return BTJIT_OBJECT_STORE_FAILED;
 	return BTJIT_OBJECT_STORED;
 }

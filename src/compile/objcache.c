@@ -99,21 +99,15 @@ bool		btjit_object_cache = true;
 /*
  * The symbols every compiled shape refers to, given to the linker so that
  * it need not look them up with dlsym (see objload.h): the module's own
- * callbacks and block-hint table (whose addresses the module gives
- * btjit_objcache_preload) and the buffer pool's arrays.  Symbols of comparison procs and of what
- * imported bitcode calls are looked up.
+ * callbacks, one per target that declines calls (targetlist.h), and
+ * block-hint table, whose addresses the module gives
+ * btjit_objcache_preload; and the buffer pool's arrays.  Symbols of
+ * comparison procs and of what imported bitcode calls are looked up.
  */
-static BtjitObjectSymbol btjit_object_known[] = {
-	{"btjit_declined", NULL},
-	{"btjit_compare_declined", NULL},
-	{"btjit_insert_declined", NULL},
-	{"btjit_check_declined", NULL},
-	{"btjit_block_hints", NULL},
-	{"BufferBlocks", (void *) &BufferBlocks},
-	{"LocalBufferBlockPointers", (void *) &LocalBufferBlockPointers},
-	{"BufferDescriptors", (void *) &BufferDescriptors},
-	{"NBuffers", (void *) &NBuffers},
-};
+#define BTJIT_OBJECT_KNOWN_SERVER 4
+static BtjitObjectSymbol btjit_object_known[BTJIT_NTARGETS + 1 +
+											BTJIT_OBJECT_KNOWN_SERVER];
+static int	btjit_object_nknown = 0;
 
 static BtjitTemplate btjit_template;
 static uint64 btjit_cpu_hash = 0;
@@ -133,7 +127,7 @@ btjit_build_identity(void)
 	if (btjit_build_hash == 0)
 	{
 		uint64		layout = btjit_abi_layout();
-		uint64		h = UINT64CONST(0xcbf29ce484222325);
+		uint64		h = BTJIT_FNV1A_BASIS;
 
 		h = btjit_fnv1a(h, BTJIT_VERSION, strlen(BTJIT_VERSION));
 		btjit_build_hash = btjit_fnv1a(h, &layout, sizeof(layout));
@@ -312,7 +306,7 @@ btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 		btjit_template.path = MemoryContextStrdup(TopMemoryContext, path);
 		btjit_template.data = data;
 		btjit_template.len = len;
-		btjit_template.hash = btjit_fnv1a(UINT64CONST(0xcbf29ce484222325),
+		btjit_template.hash = btjit_fnv1a(BTJIT_FNV1A_BASIS,
 											   data, len);
 	}
 	*tmpl = &btjit_template;
@@ -337,11 +331,29 @@ btjit_objcache_preload(const BtjitCallbackAddresses *callbacks)
 	const BtjitTemplate *tmpl;
 	char		why[MAXPGPATH + 128];
 
-	btjit_object_known[0].addr = callbacks->declined;
-	btjit_object_known[1].addr = callbacks->compare_declined;
-	btjit_object_known[2].addr = callbacks->insert_declined;
-	btjit_object_known[3].addr = callbacks->check_declined;
-	btjit_object_known[4].addr = callbacks->block_hints;
+	const BtjitObjectSymbol server[BTJIT_OBJECT_KNOWN_SERVER] = {
+		{"BufferBlocks", (void *) &BufferBlocks},
+		{"LocalBufferBlockPointers", (void *) &LocalBufferBlockPointers},
+		{"BufferDescriptors", (void *) &BufferDescriptors},
+		{"NBuffers", (void *) &NBuffers},
+	};
+	int			n = 0;
+
+	for (int t = 0; t < BTJIT_NTARGETS; t++)
+	{
+		const char *declined = btjit_target_info(t)->declined;
+
+		if (declined != NULL)
+		{
+			btjit_object_known[n].name = declined;
+			btjit_object_known[n++].addr = callbacks->declined[t];
+		}
+	}
+	btjit_object_known[n].name = "btjit_block_hints";
+	btjit_object_known[n++].addr = callbacks->block_hints;
+	for (int i = 0; i < BTJIT_OBJECT_KNOWN_SERVER; i++)
+		btjit_object_known[n++] = server[i];
+	btjit_object_nknown = n;
 	(void) btjit_cpu_identity();
 	(void) btjit_build_identity();
 	(void) btjit_template_read(&tmpl, why, sizeof(why));
@@ -352,7 +364,7 @@ static uint64
 btjit_cpu_identity(void)
 {
 	unsigned int regs[4];
-	uint64		h = UINT64CONST(0xcbf29ce484222325);
+	uint64		h = BTJIT_FNV1A_BASIS;
 	static const unsigned int leaves[][2] = {
 		{0, 0}, {1, 0}, {7, 0}, {0x80000001, 0}};
 
@@ -398,7 +410,7 @@ void
 btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 				   BtjitObjectNames *names)
 {
-	uint64		h = UINT64CONST(0xcbf29ce484222325);
+	uint64		h = BTJIT_FNV1A_BASIS;
 	uint32		version = PG_VERSION_NUM / 100;
 	uint64		cpu = btjit_cpu_identity();
 
@@ -434,10 +446,16 @@ btjit_object_names(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	}
 	names->key[16] = '\0';
 	btjit_object_name(names->search, "btjit_search_", names->key, "");
-	btjit_object_name(names->entry, "btjit_entry_", names->key, "");
-	btjit_object_name(names->compare, "btjit_search_", names->key, "_cmp");
-	btjit_object_name(names->insert, "btjit_search_", names->key, "_ins");
-	btjit_object_name(names->check, "btjit_search_", names->key, "_chk");
+	for (int t = 0; t < BTJIT_NTARGETS; t++)
+	{
+		const BtjitTargetInfo *info = btjit_target_info(t);
+
+		if (info->template_entry != NULL)
+			btjit_object_name(names->entries[t], info->object_prefix,
+							  names->key, info->object_suffix);
+		else
+			names->entries[t][0] = '\0';
+	}
 	btjit_object_name(names->bcinfo, "btjit_search_", names->key, "_bc");
 }
 
@@ -460,8 +478,12 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	char		why[MAXPGPATH + 128];
 	char	   *data;
 	size_t		len;
-	const char *want[6];
-	void	   *addr[6];
+	const char *want[BTJIT_NTARGETS + 2];
+	void	   *addr[BTJIT_NTARGETS + 2];
+	BtjitTarget wanted_target[BTJIT_NTARGETS + 2];
+	int			nwant = 0;
+	BtjitObjectWanted wanted;
+	BtjitObjectKnown known;
 	bool		ok;
 	time_t		mtime;
 
@@ -492,17 +514,23 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 						"could not remove it")));
 		return false;
 	}
-	want[0] = names->search;
-	want[1] = names->entry;
-	want[2] = names->compare;
-	want[3] = names->insert;
-	want[4] = names->check;
-	want[5] = names->bcinfo;
+	/* the plain search, the bcinfo function, then each target's entry */
+	want[nwant++] = names->search;
+	want[nwant++] = names->bcinfo;
+	for (int t = 0; t < BTJIT_NTARGETS; t++)
+		if (names->entries[t][0] != '\0')
+		{
+			wanted_target[nwant] = t;
+			want[nwant++] = names->entries[t];
+		}
+	wanted.names = want;
+	wanted.addrs = addr;
+	wanted.n = nwant;
+	known.symbols = btjit_object_known;
+	known.n = btjit_object_nknown;
 	ok = btjit_object_link_known(data + sizeof(BtjitObjectHeader),
 								 len - sizeof(BtjitObjectHeader),
-								 want, addr, lengthof(want),
-								 btjit_object_known, lengthof(btjit_object_known),
-								 why, sizeof(why));
+								 &wanted, &known, why, sizeof(why));
 	pfree(data);
 	if (!ok)
 	{
@@ -518,12 +546,12 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	 */
 	if (time(NULL) - mtime >= BTJIT_OBJECT_TOUCH_SECS)
 		(void) utimensat(AT_FDCWD, path, NULL, 0);
-	code->fn = (BtjitSearchFn) addr[0];
-	code->entry = (BtjitEntryFn) addr[1];
-	code->cmp_entry = (BtjitCompareEntryFn) addr[2];
-	code->ins_entry = (BtjitInsertEntryFn) addr[3];
-	code->chk_entry = (BtjitCheckEntryFn) addr[4];
-	strlcpy(code->bcinfo, ((BtjitBcInfoFn) addr[5]) (), sizeof(code->bcinfo));
+	memset(&code->linked, 0, sizeof(code->linked));
+	code->linked.search = (BtjitSearchFn) addr[0];
+	strlcpy(code->linked.bcinfo, ((BtjitBcInfoFn) addr[1]) (),
+			sizeof(code->linked.bcinfo));
+	for (int i = 2; i < nwant; i++)
+		code->linked.entries[wanted_target[i]] = addr[i];
 	return true;
 }
 

@@ -285,11 +285,10 @@ supported_type(uint32_t type)
 	}
 }
 
-/* Apply every relocation section that targets a loaded section. */
+/* Refuse an object by what it needs, before touching anything. */
 static bool
-relocate(LinkState *st)
+relocations_supported(LinkState *st)
 {
-	/* Refuse an object by what it needs before touching anything. */
 	for (int r = 0; r < st->eh->e_shnum; r++)
 	{
 		const Elf64_Shdr *rs = &st->sh[r];
@@ -297,19 +296,119 @@ relocate(LinkState *st)
 
 		if (rs->sh_type != SHT_RELA || rs->sh_entsize != sizeof(Elf64_Rela) ||
 			rs->sh_offset % _Alignof(Elf64_Rela) != 0)
-			continue;			/* the loop below reports it */
+			continue;			/* relocate() reports it */
 		for (size_t k = 0; k < rs->sh_size / sizeof(Elf64_Rela); k++)
 			if (!supported_type(ELF64_R_TYPE(rela[k].r_info)))
 				return fail(st, "relocation type %u is not supported (only absolute and PC-relative ones are)",
 							(unsigned) ELF64_R_TYPE(rela[k].r_info));
 	}
+	return true;
+}
 
+/* How many bytes a relocation of a supported type writes; 0 for NONE. */
+static int
+relocation_width(uint32_t type)
+{
+	switch (type)
+	{
+		case R_X86_64_64:
+		case R_X86_64_PC64:
+			return 8;
+		case R_X86_64_PC32:
+		case R_X86_64_PLT32:
+		case R_X86_64_32:
+		case R_X86_64_32S:
+			return 4;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * Write value v (the symbol plus the addend) for a relocation of the given
+ * type at where, whose address is p.
+ */
+static bool
+apply_relocation(LinkState *st, uint32_t type, char *where, uint64_t p,
+				 int64_t v)
+{
+	switch (type)
+	{
+		case R_X86_64_64:
+			memcpy(where, &v, 8);
+			break;
+		case R_X86_64_PC64:
+			v -= (int64_t) p;
+			memcpy(where, &v, 8);
+			break;
+		case R_X86_64_PC32:
+		case R_X86_64_PLT32:
+		case R_X86_64_32S:
+			if (type != R_X86_64_32S)
+				v -= (int64_t) p;
+			if (v != (int32_t) v)
+				return fail(st, "relocation type %u out of range: the object was not built for the large code model", (unsigned) type);
+			{
+				int32_t		v32 = (int32_t) v;
+
+				memcpy(where, &v32, 4);
+			}
+			break;
+		case R_X86_64_32:
+			if ((uint64_t) v != (uint32_t) v)
+				return fail(st, "relocation type %u out of range: the object was not built for the large code model", (unsigned) type);
+			{
+				uint32_t	v32 = (uint32_t) v;
+
+				memcpy(where, &v32, 4);
+			}
+			break;
+	}
+	return true;
+}
+
+/* Apply the relocations of section r, which targets a loaded section. */
+static bool
+relocate_section(LinkState *st, int r, const Elf64_Shdr *target)
+{
+	const Elf64_Shdr *rs = &st->sh[r];
+	const Elf64_Rela *rela = (const Elf64_Rela *) (st->image + rs->sh_offset);
+	size_t		n = rs->sh_size / sizeof(Elf64_Rela);
+
+	for (size_t k = 0; k < n; k++)
+	{
+		uint32_t	type = ELF64_R_TYPE(rela[k].r_info);
+		int			width = relocation_width(type);
+		uint64_t	s;
+		char	   *where;
+
+		if (type == R_X86_64_NONE)
+			continue;
+		if (width == 0)
+			return fail(st, "relocation type %u is not supported", (unsigned) type);
+		if (rela[k].r_offset > target->sh_size ||
+			target->sh_size - rela[k].r_offset < (uint64_t) width)
+			return fail(st, "relocation %ld is outside its section", (long) k);
+		if (!symbol_address(st, ELF64_R_SYM(rela[k].r_info), &s))
+			return false;
+		where = st->base + st->offset[rs->sh_info] + rela[k].r_offset;
+		if (!apply_relocation(st, type, where, (uint64_t) (uintptr_t) where,
+							  (int64_t) (s + (uint64_t) rela[k].r_addend)))
+			return false;
+	}
+	return true;
+}
+
+/* Apply every relocation section that targets a loaded section. */
+static bool
+relocate(LinkState *st)
+{
+	if (!relocations_supported(st))
+		return false;
 	for (int r = 0; r < st->eh->e_shnum; r++)
 	{
 		const Elf64_Shdr *rs = &st->sh[r];
 		const Elf64_Shdr *target;
-		const Elf64_Rela *rela;
-		size_t		n;
 
 		if (rs->sh_type == SHT_REL)
 			return fail(st, "REL relocations (without addends) are not supported");
@@ -323,77 +422,8 @@ relocate(LinkState *st)
 			continue;			/* relocations of debug sections, say */
 		if (target->sh_type == SHT_NOBITS)
 			return fail(st, "relocations against an empty section");
-
-		rela = (const Elf64_Rela *) (st->image + rs->sh_offset);
-		n = rs->sh_size / sizeof(Elf64_Rela);
-		for (size_t k = 0; k < n; k++)
-		{
-			uint32_t	type = ELF64_R_TYPE(rela[k].r_info);
-			uint64_t	s;
-			char	   *where;
-			uint64_t	p;
-			int64_t		v;
-			int			width;
-
-			switch (type)
-			{
-				case R_X86_64_NONE:
-					continue;
-				case R_X86_64_64:
-				case R_X86_64_PC64:
-					width = 8;
-					break;
-				case R_X86_64_PC32:
-				case R_X86_64_PLT32:
-				case R_X86_64_32:
-				case R_X86_64_32S:
-					width = 4;
-					break;
-				default:
-					return fail(st, "relocation type %u is not supported", (unsigned) type);
-			}
-			if (rela[k].r_offset > target->sh_size ||
-				target->sh_size - rela[k].r_offset < (uint64_t) width)
-				return fail(st, "relocation %ld is outside its section", (long) k);
-			if (!symbol_address(st, ELF64_R_SYM(rela[k].r_info), &s))
-				return false;
-			where = st->base + st->offset[rs->sh_info] + rela[k].r_offset;
-			p = (uint64_t) (uintptr_t) where;
-			v = (int64_t) (s + (uint64_t) rela[k].r_addend);
-
-			switch (type)
-			{
-				case R_X86_64_64:
-					memcpy(where, &v, 8);
-					break;
-				case R_X86_64_PC64:
-					v -= (int64_t) p;
-					memcpy(where, &v, 8);
-					break;
-				case R_X86_64_PC32:
-				case R_X86_64_PLT32:
-				case R_X86_64_32S:
-					if (type != R_X86_64_32S)
-						v -= (int64_t) p;
-					if (v != (int32_t) v)
-						return fail(st, "relocation type %u out of range: the object was not built for the large code model", (unsigned) type);
-					{
-						int32_t		v32 = (int32_t) v;
-
-						memcpy(where, &v32, 4);
-					}
-					break;
-				case R_X86_64_32:
-					if ((uint64_t) v != (uint32_t) v)
-						return fail(st, "relocation type %u out of range: the object was not built for the large code model", (unsigned) type);
-					{
-						uint32_t	v32 = (uint32_t) v;
-
-						memcpy(where, &v32, 4);
-					}
-					break;
-			}
-		}
+		if (!relocate_section(st, r, target))
+			return false;
 	}
 	return true;
 }
@@ -462,24 +492,29 @@ bool
 btjit_object_link(const char *image, size_t len, const char *const *names,
 				  void **addrs, int nnames, char *why, size_t whylen)
 {
-	return btjit_object_link_known(image, len, names, addrs, nnames, NULL, 0,
-								   why, whylen);
+	const BtjitObjectWanted wanted = {names, addrs, nnames};
+	const BtjitObjectKnown none = {NULL, 0};
+
+	return btjit_object_link_known(image, len, &wanted, &none, why, whylen);
 }
 
 bool
 btjit_object_link_known(const char *image, size_t len,
-						const char *const *names, void **addrs, int nnames,
-						const BtjitObjectSymbol *known, int nknown,
+						const BtjitObjectWanted *wanted,
+						const BtjitObjectKnown *known,
 						char *why, size_t whylen)
 {
 	LinkState	st;
 	bool		ok;
+	const char *const *names = wanted->names;
+	void	  **addrs = wanted->addrs;
+	int			nnames = wanted->n;
 
 	memset(&st, 0, sizeof(st));
 	st.image = image;
 	st.len = len;
-	st.known = known;
-	st.nknown = nknown;
+	st.known = known->symbols;
+	st.nknown = known->n;
 	st.why = why;
 	st.whylen = whylen;
 	why[0] = '\0';

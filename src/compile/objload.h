@@ -21,6 +21,21 @@ typedef struct BtjitObjectSymbol
 	void	   *addr;
 } BtjitObjectSymbol;
 
+/* The global functions a caller wants of an object: names in, addresses out. */
+typedef struct BtjitObjectWanted
+{
+	const char *const *names;
+	void	  **addrs;
+	int			n;
+} BtjitObjectWanted;
+
+/* Undefined symbols whose addresses the caller knows. */
+typedef struct BtjitObjectKnown
+{
+	const BtjitObjectSymbol *symbols;
+	int			n;
+} BtjitObjectKnown;
+
 /*
  * Link the object in image[0..len) and store the addresses of the global
  * functions names[0..nnames) in addrs[].  Undefined symbols are resolved in
@@ -34,18 +49,16 @@ extern bool btjit_object_link(const char *image, size_t len,
 							  int nnames, char *why, size_t whylen);
 
 /*
- * The same, resolving an undefined symbol from known[0..nknown) when it is
- * there, and with dlsym only otherwise.  A dlsym searches the symbol tables
+ * The same for the functions wanted, resolving an undefined symbol from
+ * the known ones when it is there, and with dlsym only otherwise.  A dlsym searches the symbol tables
  * of the program and of every library it links, in order, before those of
  * libraries loaded later (such as the caller's own module), and each table
  * is pages a forked process has not touched yet: measured in a PostgreSQL
  * backend, about 40 page faults for the module's six symbols.
  */
 extern bool btjit_object_link_known(const char *image, size_t len,
-									const char *const *names, void **addrs,
-									int nnames,
-									const BtjitObjectSymbol *known,
-									int nknown,
+									const BtjitObjectWanted *wanted,
+									const BtjitObjectKnown *known,
 									char *why, size_t whylen);
 
 #endif							/* BTJIT_OBJLOAD_H */

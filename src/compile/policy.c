@@ -40,8 +40,7 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
 {
 	const BtjitTemplate *tmpl;
 	BtjitObjectNames names;
-	char	   *object = NULL;
-	size_t		object_len = 0;
+	BtjitCompileOutput out;
 	instr_time	start,
 				duration;
 	BtjitCompileResult result = BTJIT_COMPILE_FAILED;
@@ -90,12 +89,15 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
 		}
 	}
 
-	if (!btjit_compile_here(shape, tmpl, &names, code, &object, &object_len,
-							why, whylen))
+	if (!btjit_compile_here(shape, tmpl, &names, &out))
+	{
+		strlcpy(why, out.reason, whylen);
 		goto done;
+	}
+	code->linked = out.code;
 	if (btjit_object_cache)
-		btjit_object_cache_store(&names, object, object_len);
-	pfree(object);
+		btjit_object_cache_store(&names, out.object, out.objlen);
+	pfree(out.object);
 	result = BTJIT_COMPILE_OK;
 
 done:

@@ -21,6 +21,7 @@
 
 #include "code_abi.h"
 #include "shape.h"
+#include "target.h"
 
 /*
  * Internal to whichever library includes it: hidden symbols are reached
@@ -41,39 +42,19 @@
 #define BTJIT_REASON_LEN 192
 #define BTJIT_WHY_LEN 256
 
-/* ---- A compiled shape (filled by llvm/specialise.c or compile/objcache.c) ---- */
+/* ---- What a compile hands back ---- */
 /*
- * Which entry of the compile worker's queue holds a queued shape (slot),
- * and which shape it held then (seq: slots are reused), so that a backend
- * can add to its demand without a search (compile/worker.c).
+ * A shape's code as linked into this process, by the compiler library or
+ * by compile/objcache.c from a cached object: the plain page search (for
+ * verify and the slow path), one entry per target that has a compiled one
+ * (target.h), and the per-column bitcode tiers (below).
  */
-typedef struct BtjitQueueTicket
+typedef struct BtjitLinkedCode
 {
-	int			slot;			/* -1: none */
-	uint64		seq;
-} BtjitQueueTicket;
-
-typedef struct BtjitCode
-{
-	uint32		hash;			/* of the shape */
-	BtjitShape	shape;
-	char		signature[BTJIT_SIGNATURE_LEN];
-	BtjitSearchFn fn;			/* NULL if compilation failed */
-	BtjitEntryFn entry;			/* fused entry; set with fn */
-	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare; set with fn */
-	BtjitInsertEntryFn ins_entry;	/* compiled _bt_binsrch_insert; likewise */
-	BtjitCheckEntryFn chk_entry;	/* compiled _bt_checkkeys; likewise */
-	double		compile_ms;		/* to compile, or to load from the cache */
-	bool		from_object_cache;	/* loaded, not compiled, here */
-	char		failure[BTJIT_WHY_LEN];	/* why compilation failed */
-	char		bcinfo[BTJIT_SIGNATURE_LEN];	/* per-column bitcode tiers
-												 * (below) */
-	bool		queued;			/* fn NULL: the compile worker has it */
-	uint64		queued_generation;	/* compile generation last looked at */
-	BtjitQueueTicket queue_ticket;	/* while queued */
-	TimestampTz failed_at;		/* when fn became NULL by a failure */
-	struct BtjitCode *next;
-} BtjitCode;
+	BtjitSearchFn search;		/* NULL: nothing linked */
+	BtjitEntries entries;
+	char		bcinfo[BTJIT_SIGNATURE_LEN];
+} BtjitLinkedCode;
 
 /*
  * The compiler's verdict on each column of a shape for importing the
@@ -105,7 +86,13 @@ typedef struct BtjitServerBitcode
 	char		why[BTJIT_WHY_LEN];
 } BtjitServerBitcode;
 
-/* FNV-1a, for the identities of files (compile/bitcode.c, llvm/specialise.c). */
+/*
+ * FNV-1a, for the identities of files and shapes (compile/bitcode.c,
+ * compile/objcache.c, llvm/specialise.c, runtime/jitcache.c): start from
+ * BTJIT_FNV1A_BASIS.
+ */
+#define BTJIT_FNV1A_BASIS	UINT64CONST(0xcbf29ce484222325)
+
 static inline uint64
 btjit_fnv1a(uint64 h, const void *data, size_t len)
 {
@@ -125,16 +112,17 @@ typedef struct BtjitTemplate
 	uint64		hash;			/* of the bytes */
 } BtjitTemplate;
 
-/* A shape's object cache key and the names of its compiled functions. */
+/*
+ * A shape's object cache key and the names of its compiled functions: the
+ * plain search, one entry per target with a template entry (target.h;
+ * empty for the others), and the tiers' function.
+ */
 typedef struct BtjitObjectNames
 {
 	char		key[BTJIT_OBJECT_KEY_LEN];
-	char		search[BTJIT_SYMBOL_LEN];		/* BtjitSearchFn */
-	char		entry[BTJIT_SYMBOL_LEN];		/* BtjitEntryFn */
-	char		compare[BTJIT_SYMBOL_LEN];	/* BtjitCompareEntryFn */
-	char		insert[BTJIT_SYMBOL_LEN];		/* BtjitInsertEntryFn */
-	char		check[BTJIT_SYMBOL_LEN];		/* BtjitCheckEntryFn */
-	char		bcinfo[BTJIT_SYMBOL_LEN];		/* BtjitBcInfoFn */
+	char		search[BTJIT_SYMBOL_LEN];	/* BtjitSearchFn */
+	char		entries[BTJIT_NTARGETS][BTJIT_SYMBOL_LEN];
+	char		bcinfo[BTJIT_SYMBOL_LEN];	/* BtjitBcInfoFn */
 } BtjitObjectNames;
 
 /*
@@ -162,25 +150,55 @@ typedef enum BtjitCompileFault
 	BTJIT_COMPILE_FAULT_LLVM_FATAL	/* llvm::report_fatal_error() */
 } BtjitCompileFault;
 
+/* What a compile is asked to do: shape in, names of its symbols out. */
+typedef struct BtjitCompileRequest
+{
+	const BtjitShape *shape;
+	const BtjitTemplate *tmpl;
+	const BtjitServerBitcode *bc;
+	const BtjitObjectNames *names;
+	BtjitCompileFault fault;
+} BtjitCompileRequest;
+
+/* How a compile ended; every outcome but OK comes with a reason. */
+typedef enum BtjitCompileOutcome
+{
+	BTJIT_COMPILED,				/* linked here; object file in hand */
+	BTJIT_COMPILE_GUARD_RAISED, /* an earlier compile left the LLVM error
+								 * guard raised: refused */
+	BTJIT_COMPILE_BAD_TEMPLATE, /* the template or its specialisation */
+	BTJIT_COMPILE_CODEGEN_FAILED,	/* LLVM's code generation */
+	BTJIT_COMPILE_NO_MEMORY,	/* for the object file's copy */
+	BTJIT_COMPILE_LINK_FAILED,	/* ORC's link or symbol lookup */
+	BTJIT_COMPILER_UNAVAILABLE	/* the module could not load the library
+								 * (never returned by the library) */
+} BtjitCompileOutcome;
+
+/* What a compile hands back: the outcome, the code, the object file. */
+typedef struct BtjitCompileOutput
+{
+	BtjitCompileOutcome outcome;
+	char		reason[BTJIT_WHY_LEN];	/* unless BTJIT_COMPILED */
+	BtjitLinkedCode code;		/* BTJIT_COMPILED; bcinfo also on failure */
+	char	   *object;			/* palloc'd object file, BTJIT_COMPILED */
+	size_t		objlen;
+} BtjitCompileOutput;
+
 /*
  * What the compiler library offers, filled in by its BTJIT_COMPILER_INIT
- * function.  compile_shape specialises tmpl for shape, links the result
- * into this backend under names, and returns the object file as palloc'd
- * bytes for the cache; on any failure of LLVM or the template it returns
- * false with why[].  It raises an error only for the server's own reasons
- * (out of memory, or the ERROR fault), and then leaves the LLVM guard as it
- * found it.  explain_shape returns palloc'd text (optimised IR, or machine
- * code if assembly) and raises an error if it cannot.
+ * function.  compile_shape specialises the template for the request's
+ * shape, links the result into this backend under the request's names,
+ * and hands back the object file for the cache; any failure of LLVM or
+ * the template is an outcome with a reason.  It raises an error only for
+ * the server's own reasons (out of memory, or the ERROR fault), and then
+ * leaves the LLVM guard as it found it.  explain_shape returns palloc'd
+ * text (optimised IR, or machine code if assembly) and raises an error if
+ * it cannot.
  */
 typedef struct BtjitCompiler
 {
-	bool		(*compile_shape) (const BtjitShape *shape,
-								  const BtjitTemplate *tmpl,
-								  const BtjitServerBitcode *bc,
-								  const BtjitObjectNames *names,
-								  BtjitCompileFault fault,
-								  BtjitCode *code, char **object,
-								  size_t *objlen, char *why, size_t whylen);
+	BtjitCompileOutcome (*compile_shape) (const BtjitCompileRequest *request,
+										  BtjitCompileOutput *output);
 	char	   *(*explain_shape) (const BtjitShape *shape,
 								  const BtjitTemplate *tmpl,
 								  const BtjitServerBitcode *bc,
@@ -213,16 +231,17 @@ btjit_abi_layout(void)
 {
 	const uint64 layout[] = {
 		sizeof(BtjitShape), sizeof(BtjitColumnShape), BTJIT_MAX_KEYS,
-		sizeof(BtjitCode), offsetof(BtjitCode, fn),
-		offsetof(BtjitCode, compile_ms), offsetof(BtjitCode, failure),
-		offsetof(BtjitCode, bcinfo), offsetof(BtjitCode, next),
+		BTJIT_NTARGETS, sizeof(BtjitLinkedCode),
+		offsetof(BtjitLinkedCode, bcinfo),
+		sizeof(BtjitCompileRequest), sizeof(BtjitCompileOutput),
+		offsetof(BtjitCompileOutput, code), offsetof(BtjitCompileOutput, object),
 		sizeof(BtjitServerBitcode), offsetof(BtjitServerBitcode, why),
 		sizeof(BtjitTemplate), sizeof(BtjitObjectNames),
 		sizeof(BtjitCompiler), offsetof(BtjitCompiler, explain_shape),
 		BTJIT_SIGNATURE_LEN, BTJIT_WHY_LEN, BTJIT_REASON_LEN,
-		BTJIT_COMPILE_FAULT_LLVM_FATAL
+		BTJIT_COMPILE_FAULT_LLVM_FATAL, BTJIT_COMPILER_UNAVAILABLE
 	};
-	uint64		h = UINT64CONST(0xcbf29ce484222325);
+	uint64		h = BTJIT_FNV1A_BASIS;
 
 	h = btjit_fnv1a(h, layout, sizeof(layout));
 	return btjit_fnv1a(h, BTJIT_CODEGEN_ID, strlen(BTJIT_CODEGEN_ID));

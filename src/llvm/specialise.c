@@ -19,7 +19,7 @@
  * the specialised module, and the template's placeholders for that column
  * become the imported copy and the server's own function (the guard).  A
  * column whose import is refused is called, and the reason goes into the
- * object's tier string (BtjitCode.bcinfo, and a function of the object
+ * object's tier string (BtjitLinkedCode.bcinfo, and a function of the object
  * returning it, for processes that link it from the object cache).
  *
  * The object file is also handed back to the module (compile/), which
@@ -67,11 +67,8 @@
 /* Loaded with load_external_function(), which checks for the magic block. */
 PG_MODULE_MAGIC;
 
+/* the plain search; each target's entry is named by targetlist.h */
 #define BTJIT_TEMPLATE_ENTRY "btjit_search"
-#define BTJIT_TEMPLATE_FUSED "btjit_entry"
-#define BTJIT_TEMPLATE_COMPARE "btjit_compare_entry"
-#define BTJIT_TEMPLATE_INSERT "btjit_insert_entry"
-#define BTJIT_TEMPLATE_CHECK "btjit_check_entry"
 #define BTJIT_TEMPLATE_SHAPE "btjit_shape_param"
 #define BTJIT_TEMPLATE_BC_PROC "btjit_bc_proc"	/* + column number */
 #define BTJIT_TEMPLATE_BC_SERVER "btjit_bc_server"
@@ -330,19 +327,24 @@ btjit_parse_template(const BtjitTemplate *tmpl, char *why, size_t whylen)
 
 	/* every entry point the specialiser names, so that none is NULL there */
 	if (LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_ENTRY) == NULL ||
-		LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_FUSED) == NULL ||
-		LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_COMPARE) == NULL ||
-		LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_INSERT) == NULL ||
-		LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_CHECK) == NULL ||
 		LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_SHAPE) == NULL)
 	{
-		snprintf(why, whylen, "template \"%s\" lacks %s, %s, %s, %s, %s or %s",
-				 tmpl->path, BTJIT_TEMPLATE_ENTRY,
-				 BTJIT_TEMPLATE_FUSED, BTJIT_TEMPLATE_COMPARE,
-				 BTJIT_TEMPLATE_INSERT, BTJIT_TEMPLATE_CHECK,
-				 BTJIT_TEMPLATE_SHAPE);
+		snprintf(why, whylen, "template \"%s\" lacks %s or %s",
+				 tmpl->path, BTJIT_TEMPLATE_ENTRY, BTJIT_TEMPLATE_SHAPE);
 		LLVMDisposeModule(mod);
 		return NULL;
+	}
+	for (int t = 0; t < BTJIT_NTARGETS; t++)
+	{
+		const char *entry = btjit_target_info(t)->template_entry;
+
+		if (entry != NULL && LLVMGetNamedFunction(mod, entry) == NULL)
+		{
+			snprintf(why, whylen, "template \"%s\" lacks %s, the entry for %s",
+					 tmpl->path, entry, btjit_target_info(t)->symbol);
+			LLVMDisposeModule(mod);
+			return NULL;
+		}
 	}
 	return mod;
 }
@@ -467,7 +469,7 @@ btjit_bc_load_index(const BtjitServerBitcode *bc, char *why, size_t whylen)
 	data = btjit_slurp(path, &len, why, whylen);
 	if (data == NULL)
 		return false;
-	h = btjit_fnv1a(UINT64CONST(0xcbf29ce484222325), data, len);
+	h = btjit_fnv1a(BTJIT_FNV1A_BASIS, data, len);
 	if (h != bc->index_hash)
 	{
 		snprintf(why, whylen, "\"%s\" changed since the server started", path);
@@ -646,6 +648,20 @@ btjit_bind_placeholders(LLVMModuleRef mod, int i, LLVMValueRef imported,
 }
 
 /*
+ * What one specialisation works from: the shape, the template and the
+ * server's bitcode to import from, the names the object's entries get, and
+ * refuse_all, NULL or the reason every import is refused (the second try).
+ */
+typedef struct BtjitSpecialiseInput
+{
+	const BtjitShape *shape;
+	const BtjitTemplate *tmpl;
+	const BtjitServerBitcode *bc;
+	const BtjitObjectNames *names;
+	const char *refuse_all;
+} BtjitSpecialiseInput;
+
+/*
  * Import what the shape's called columns name, into mod, and record each
  * column's tier in bcinfo (BTJIT_MAX_KEYS characters, then the first
  * refusal's reason); *bound is the shape the template is to see, without
@@ -654,11 +670,12 @@ btjit_bind_placeholders(LLVMModuleRef mod, int i, LLVMValueRef imported,
  * was broken by a failed link.
  */
 static bool
-btjit_bc_import_all(LLVMModuleRef mod, const BtjitShape *shape,
-					const BtjitServerBitcode *bc, const char *refuse_all,
-					BtjitShape *bound, char *bcinfo, size_t infolen,
-					char *why, size_t whylen)
+btjit_bc_import_all(LLVMModuleRef mod, const BtjitSpecialiseInput *in,
+					BtjitShape *bound, BtjitCompileOutput *out)
 {
+	const BtjitShape *shape = in->shape;
+	char	   *why = out->reason;
+	size_t		whylen = sizeof(out->reason);
 	LLVMValueRef imported[BTJIT_MAX_KEYS] = {0};
 	char		tiers[BTJIT_MAX_KEYS + 1];
 	char		first[256] = "";
@@ -680,10 +697,10 @@ btjit_bc_import_all(LLVMModuleRef mod, const BtjitShape *shape,
 				imported[i] = imported[j];
 		if (imported[i] == NULL)
 		{
-			if (refuse_all != NULL)
-				strlcpy(iwhy, refuse_all, sizeof(iwhy));
+			if (in->refuse_all != NULL)
+				strlcpy(iwhy, in->refuse_all, sizeof(iwhy));
 			else
-				imported[i] = btjit_bc_import(mod, bc, sym, &broken,
+				imported[i] = btjit_bc_import(mod, in->bc, sym, &broken,
 											  iwhy, sizeof(iwhy));
 			if (broken)
 			{
@@ -702,7 +719,7 @@ btjit_bc_import_all(LLVMModuleRef mod, const BtjitShape *shape,
 		}
 	}
 	tiers[BTJIT_MAX_KEYS] = '\0';
-	snprintf(bcinfo, infolen, "%s%s", tiers, first);
+	snprintf(out->code.bcinfo, sizeof(out->code.bcinfo), "%s%s", tiers, first);
 
 	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
 		if (!btjit_bind_placeholders(mod, i, imported[i], shape->cols[i].bcsym))
@@ -738,19 +755,6 @@ btjit_add_bcinfo_function(LLVMModuleRef mod, const char *name,
 	LLVMDisposeBuilder(b);
 }
 
-/*
- * What one specialisation works from: the shape, the template and the
- * server's bitcode to import from, the names the object's entries get, and
- * refuse_all, NULL or the reason every import is refused (the second try).
- */
-typedef struct BtjitSpecialiseInput
-{
-	const BtjitShape *shape;
-	const BtjitTemplate *tmpl;
-	const BtjitServerBitcode *bc;
-	const BtjitObjectNames *names;
-	const char *refuse_all;
-} BtjitSpecialiseInput;
 
 /*
  * Give the template's shape parameter the shape (with the imports' tiers
@@ -794,21 +798,19 @@ btjit_bind_shape(LLVMModuleRef mod, const BtjitShape *bound,
  * function.
  */
 static void
+btjit_name_entry(LLVMModuleRef mod, const char *template_name,
+				 const char *object_name)
+{
+	LLVMValueRef entry = LLVMGetNamedFunction(mod, template_name);
+
+	LLVMSetLinkage(entry, LLVMExternalLinkage);
+	LLVMSetValueName2(entry, object_name, strlen(object_name));
+}
+
+static void
 btjit_name_entries(LLVMModuleRef mod, const BtjitObjectNames *names,
 				   const char *bcinfo)
 {
-	const struct
-	{
-		const char *template_name;
-		const char *object_name;
-	}			entries[] = {
-		{BTJIT_TEMPLATE_ENTRY, names->search},
-		{BTJIT_TEMPLATE_FUSED, names->entry},
-		{BTJIT_TEMPLATE_COMPARE, names->compare},
-		{BTJIT_TEMPLATE_INSERT, names->insert},
-		{BTJIT_TEMPLATE_CHECK, names->check},
-	};
-
 	for (LLVMValueRef f = LLVMGetFirstFunction(mod); f != NULL;
 		 f = LLVMGetNextFunction(f))
 	{
@@ -817,13 +819,13 @@ btjit_name_entries(LLVMModuleRef mod, const BtjitObjectNames *names,
 			LLVMSetLinkage(f, LLVMInternalLinkage);
 	}
 	btjit_add_bcinfo_function(mod, names->bcinfo, bcinfo);
-	for (int i = 0; i < lengthof(entries); i++)
+	btjit_name_entry(mod, BTJIT_TEMPLATE_ENTRY, names->search);
+	for (int t = 0; t < BTJIT_NTARGETS; t++)
 	{
-		LLVMValueRef entry = LLVMGetNamedFunction(mod, entries[i].template_name);
+		const char *entry = btjit_target_info(t)->template_entry;
 
-		LLVMSetLinkage(entry, LLVMExternalLinkage);
-		LLVMSetValueName2(entry, entries[i].object_name,
-						  strlen(entries[i].object_name));
+		if (entry != NULL)
+			btjit_name_entry(mod, entry, names->entries[t]);
 	}
 	LLVMSetTarget(mod, LLVMGetTargetMachineTriple(btjit_target_machine));
 }
@@ -876,9 +878,12 @@ btjit_optimise(LLVMModuleRef mod, char *why, size_t whylen)
  */
 static bool
 btjit_specialise_once(const BtjitSpecialiseInput *in,
-					  LLVMModuleRef volatile *modp, char *bcinfo,
-					  size_t infolen, bool *broken, char *why, size_t whylen)
+					  LLVMModuleRef volatile *modp, bool *broken,
+					  BtjitCompileOutput *out)
 {
+	char	   *why = out->reason;
+	size_t		whylen = sizeof(out->reason);
+	const char *bcinfo = out->code.bcinfo;
 	LLVMModuleRef mod;
 	BtjitShape	bound;
 
@@ -895,8 +900,7 @@ btjit_specialise_once(const BtjitSpecialiseInput *in,
 	btjit_phase_end(BTJIT_PH_PARSE);
 
 	/* tier 2 first: what is refused is unbound from the shape */
-	if (!btjit_bc_import_all(mod, in->shape, in->bc, in->refuse_all, &bound,
-							 bcinfo, infolen, why, whylen))
+	if (!btjit_bc_import_all(mod, in, &bound, out))
 	{
 		*broken = true;
 		goto fail;
@@ -933,37 +937,41 @@ fail:
  * the columns are called rather than the whole shape failing.
  */
 static bool
-btjit_specialise(const BtjitShape *shape, const BtjitTemplate *tmpl,
-				 const BtjitServerBitcode *bc, const BtjitObjectNames *names,
-				 LLVMModuleRef volatile *modp, char *bcinfo, size_t infolen,
-				 char *why, size_t whylen)
+btjit_specialise(const BtjitCompileRequest *request,
+				 LLVMModuleRef volatile *modp, BtjitCompileOutput *out)
 {
-	BtjitSpecialiseInput in = {shape, tmpl, bc, names, NULL};
+	BtjitSpecialiseInput in = {request->shape, request->tmpl, request->bc,
+	request->names, NULL};
 	bool		broken;
 	char		bwhy[BTJIT_WHY_LEN];
 
-	if (btjit_specialise_once(&in, modp, bcinfo, infolen, &broken,
-							  why, whylen))
+	if (btjit_specialise_once(&in, modp, &broken, out))
 		return true;
 	if (!broken)
 		return false;
-	strlcpy(bwhy, why, sizeof(bwhy));
+	strlcpy(bwhy, out->reason, sizeof(bwhy));
 	in.refuse_all = bwhy;
-	return btjit_specialise_once(&in, modp, bcinfo, infolen, &broken,
-								 why, whylen);
+	return btjit_specialise_once(&in, modp, &broken, out);
+}
+
+/* Look up one linked symbol; NULL error if found. */
+static LLVMErrorRef
+btjit_lookup(const char *name, void **addr)
+{
+	LLVMOrcJITTargetAddress a = 0;
+	LLVMErrorRef err = LLVMOrcLLJITLookup(btjit_lljit, &a, name);
+
+	*addr = (void *) (uintptr_t) a;
+	return err;
 }
 
 /* Add an object to the LLJIT (which takes the buffer) and find its entries. */
 static bool
 btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
-				  BtjitCode *code, char *why, size_t whylen)
+				  BtjitLinkedCode *code, char *why, size_t whylen)
 {
 	LLVMErrorRef err;
-	LLVMOrcJITTargetAddress addr = 0;
-	LLVMOrcJITTargetAddress eaddr = 0;
-	LLVMOrcJITTargetAddress caddr = 0;
-	LLVMOrcJITTargetAddress iaddr = 0;
-	LLVMOrcJITTargetAddress kaddr = 0;
+	void	   *search = NULL;
 
 	err = LLVMOrcLLJITAddObjectFile(btjit_lljit,
 									LLVMOrcLLJITGetMainJITDylib(btjit_lljit),
@@ -973,25 +981,16 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 		btjit_take_error(err, "could not add object to LLJIT", why, whylen);
 		return false;
 	}
-	err = LLVMOrcLLJITLookup(btjit_lljit, &addr, names->search);
-	if (err == NULL)
-		err = LLVMOrcLLJITLookup(btjit_lljit, &eaddr, names->entry);
-	if (err == NULL)
-		err = LLVMOrcLLJITLookup(btjit_lljit, &caddr, names->compare);
-	if (err == NULL)
-		err = LLVMOrcLLJITLookup(btjit_lljit, &iaddr, names->insert);
-	if (err == NULL)
-		err = LLVMOrcLLJITLookup(btjit_lljit, &kaddr, names->check);
+	err = btjit_lookup(names->search, &search);
+	for (int t = 0; t < BTJIT_NTARGETS && err == NULL; t++)
+		if (names->entries[t][0] != '\0')
+			err = btjit_lookup(names->entries[t], &code->entries[t]);
 	if (err != NULL)
 	{
 		btjit_take_error(err, "compiled function not found", why, whylen);
 		return false;
 	}
-	code->fn = (BtjitSearchFn) (uintptr_t) addr;
-	code->entry = (BtjitEntryFn) (uintptr_t) eaddr;
-	code->cmp_entry = (BtjitCompareEntryFn) (uintptr_t) caddr;
-	code->ins_entry = (BtjitInsertEntryFn) (uintptr_t) iaddr;
-	code->chk_entry = (BtjitCheckEntryFn) (uintptr_t) kaddr;
+	code->search = (BtjitSearchFn) search;
 	return true;
 }
 
@@ -1015,27 +1014,26 @@ btjit_guard_is_down(char *why, size_t whylen)
 }
 
 /*
- * Compile shape into code and link it into this backend's LLJIT; hand the
- * object file back as palloc'd bytes for the object cache.  Returns false
- * with why[] on any failure of LLVM or the template.  An ERROR raised
- * inside (a failed palloc, or the ERROR test fault) propagates, but only
- * after the PG_FINALLY block has disposed of the module and left the
- * guard: the guard's depth is the same after this function as before,
- * whichever way it returns.
+ * Compile the request's shape and link it into this backend's LLJIT; hand
+ * the object file back as palloc'd bytes for the object cache.  Any
+ * failure of LLVM or the template is an outcome with a reason in output.
+ * An ERROR raised inside (a failed palloc, or the ERROR test fault)
+ * propagates, but only after the PG_FINALLY block has disposed of the
+ * module and left the guard: the guard's depth is the same after this
+ * function as before, whichever way it returns.
  */
-static bool
-btjit_llvm_compile_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
-						 const BtjitServerBitcode *bc,
-						 const BtjitObjectNames *names,
-						 BtjitCompileFault fault, BtjitCode *code,
-						 char **object_bytes, size_t *object_len,
-						 char *why, size_t whylen)
+static BtjitCompileOutcome
+btjit_llvm_compile_shape(const BtjitCompileRequest *request,
+						 BtjitCompileOutput *output)
 {
 	LLVMModuleRef volatile mod = NULL;
-	volatile bool ok = false;
+	volatile BtjitCompileOutcome outcome = BTJIT_COMPILE_BAD_TEMPLATE;
+	char	   *why = output->reason;
+	size_t		whylen = sizeof(output->reason);
 
+	memset(output, 0, sizeof(*output));
 	if (!btjit_guard_is_down(why, whylen))
-		return false;
+		return output->outcome = BTJIT_COMPILE_GUARD_RAISED;
 
 	memset(btjit_phase_ms, 0, sizeof(btjit_phase_ms));
 	INSTR_TIME_SET_CURRENT(btjit_compile_start);
@@ -1047,20 +1045,20 @@ btjit_llvm_compile_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 
 		btjit_context_create();
 
-		if (!btjit_specialise(shape, tmpl, bc, names, &mod, code->bcinfo,
-							  sizeof(code->bcinfo), why, whylen))
+		if (!btjit_specialise(request, &mod, output))
 			goto done;
 
 		/* test hooks: fail here, with a module alive, inside the guard */
-		if (fault == BTJIT_COMPILE_FAULT_ERROR)
+		if (request->fault == BTJIT_COMPILE_FAULT_ERROR)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("btree_jit: injected fault while compiling key shape"),
 					 errdetail_internal("btree_jit.compile_fault is \"error\".")));
-		if (fault == BTJIT_COMPILE_FAULT_LLVM_FATAL)
+		if (request->fault == BTJIT_COMPILE_FAULT_LLVM_FATAL)
 			btjit_llvm_raise_fatal_error("injected fault (btree_jit.compile_fault is \"llvm_fatal\")");
 
 		btjit_phase_begin();
+		outcome = BTJIT_COMPILE_CODEGEN_FAILED;
 		if (LLVMTargetMachineEmitToMemoryBuffer(btjit_target_machine, mod,
 												LLVMObjectFile, &error, &object))
 		{
@@ -1073,18 +1071,25 @@ btjit_llvm_compile_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 		btjit_phase_end(BTJIT_PH_CODEGEN);
 
 		/* copied before the LLJIT takes the buffer */
-		*object_len = LLVMGetBufferSize(object);
-		*object_bytes = palloc_extended(*object_len, MCXT_ALLOC_NO_OOM);
-		if (*object_bytes == NULL)
+		outcome = BTJIT_COMPILE_NO_MEMORY;
+		output->objlen = LLVMGetBufferSize(object);
+		output->object = palloc_extended(output->objlen, MCXT_ALLOC_NO_OOM);
+		if (output->object == NULL)
 		{
 			snprintf(why, whylen, "out of memory");
 			LLVMDisposeMemoryBuffer(object);
 			goto done;
 		}
-		memcpy(*object_bytes, LLVMGetBufferStart(object), *object_len);
-		ok = btjit_link_object(object, names, code, why, whylen);
-		if (!ok)
-			pfree(*object_bytes);
+		memcpy(output->object, LLVMGetBufferStart(object), output->objlen);
+		outcome = BTJIT_COMPILE_LINK_FAILED;
+		if (btjit_link_object(object, request->names, &output->code,
+							  why, whylen))
+			outcome = BTJIT_COMPILED;
+		else
+		{
+			pfree(output->object);
+			output->object = NULL;
+		}
 		btjit_phase_end(BTJIT_PH_LINK);
 done:
 		;
@@ -1097,9 +1102,9 @@ done:
 		btjit_llvm_leave_guard();
 	}
 	PG_END_TRY();
-	if (ok)
-		btjit_phase_report(names->key);
-	return ok;
+	if (outcome == BTJIT_COMPILED)
+		btjit_phase_report(request->names->key);
+	return output->outcome = outcome;
 }
 
 /*
@@ -1113,19 +1118,26 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 						 const BtjitServerBitcode *bc, bool assembly)
 {
 	BtjitObjectNames names;
+	BtjitCompileRequest request = {shape, tmpl, bc, &names, BTJIT_COMPILE_NORMAL};
+	BtjitCompileOutput out;
 	char		why[BTJIT_WHY_LEN];
-	char		bcinfo[BTJIT_SIGNATURE_LEN];
 	LLVMModuleRef volatile mod = NULL;
 	LLVMMemoryBufferRef volatile buf = NULL;
 	char	   *volatile text = NULL;
 	char	   *volatile result = NULL;
 
+	memset(&names, 0, sizeof(names));
+	memset(&out, 0, sizeof(out));
 	strlcpy(names.key, "explained", sizeof(names.key));
 	strlcpy(names.search, "btjit_search_explained", sizeof(names.search));
-	strlcpy(names.entry, "btjit_entry_explained", sizeof(names.entry));
-	strlcpy(names.compare, "btjit_search_explained_cmp", sizeof(names.compare));
-	strlcpy(names.insert, "btjit_search_explained_ins", sizeof(names.insert));
-	strlcpy(names.check, "btjit_search_explained_chk", sizeof(names.check));
+	for (int t = 0; t < BTJIT_NTARGETS; t++)
+	{
+		const BtjitTargetInfo *info = btjit_target_info(t);
+
+		if (info->template_entry != NULL)
+			snprintf(names.entries[t], sizeof(names.entries[t]), "%sexplained%s",
+					 info->object_prefix, info->object_suffix);
+	}
 	strlcpy(names.bcinfo, "btjit_search_explained_bc", sizeof(names.bcinfo));
 
 	if (!btjit_guard_is_down(why, sizeof(why)))
@@ -1138,12 +1150,11 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	PG_TRY();
 	{
 		btjit_context_create();
-		if (!btjit_specialise(shape, tmpl, bc, &names, &mod, bcinfo,
-							  sizeof(bcinfo), why, sizeof(why)))
+		if (!btjit_specialise(&request, &mod, &out))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("btree_jit: could not compile the key shape"),
-					 errdetail_internal("%s", why)));
+					 errdetail_internal("%s", out.reason)));
 
 		if (assembly)
 		{

@@ -77,10 +77,7 @@ btjit_forget_index(BtjitIndex *ix)
 {
 	ix->state = BTJIT_INDEX_UNKNOWN;
 	ix->fn = NULL;
-	ix->entry = NULL;
-	ix->cmp_entry = NULL;
-	ix->ins_entry = NULL;
-	ix->chk_entry = NULL;
+	memset(ix->entries, 0, sizeof(ix->entries));
 	ix->code = NULL;
 	ix->pending_code = NULL;
 	ix->due_searches = 0;
@@ -248,7 +245,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 		strlcpy(ix->reason, why, sizeof(ix->reason));
 		return;
 	}
-	if (code == NULL || code->fn == NULL)
+	if (code == NULL || code->linked.search == NULL)
 	{
 		ix->state = BTJIT_INDEX_STOCK;
 		strlcpy(ix->reason, why, sizeof(ix->reason));
@@ -270,11 +267,8 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 	btjit_set_code_present();
 	ix->state = BTJIT_INDEX_JIT;
 	ix->code = code;
-	ix->fn = code->fn;
-	ix->entry = code->entry;
-	ix->cmp_entry = code->cmp_entry;
-	ix->ins_entry = code->ins_entry;
-	ix->chk_entry = code->chk_entry;
+	ix->fn = code->linked.search;
+	memcpy(ix->entries, code->linked.entries, sizeof(ix->entries));
 	ix->reason[0] = '\0';
 	if (btjit_log_compiles && code->compile_ms >= 0)
 		ereport(LOG,
@@ -356,7 +350,7 @@ btjit_code_settle(BtjitCode *code, BtjitCompileResult result,
 			snprintf(why, whylen, "queued for the compile worker");
 			break;
 		case BTJIT_COMPILE_OK:
-			btjit_shape_signature_tiers(&code->shape, code->bcinfo,
+			btjit_shape_signature_tiers(&code->shape, code->linked.bcinfo,
 										code->signature,
 										sizeof(code->signature));
 			btjit_ncompiles++;
@@ -370,11 +364,7 @@ btjit_code_settle(BtjitCode *code, BtjitCompileResult result,
 		case BTJIT_COMPILE_FAILED_BY_WORKER:
 			btjit_ncompile_failures++;
 			code->failed_at = GetCurrentTimestamp();
-			code->fn = NULL;
-			code->entry = NULL;
-			code->cmp_entry = NULL;
-			code->ins_entry = NULL;
-			code->chk_entry = NULL;
+			memset(&code->linked, 0, sizeof(code->linked));
 			strlcpy(code->failure, cwhy, sizeof(code->failure));
 			snprintf(why, whylen, "compilation failed: %s", cwhy);
 
@@ -421,7 +411,7 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 	}
 	else if (!code->queued)
 	{
-		if (code->fn != NULL)
+		if (code->linked.search != NULL)
 			return code;
 		/* a failure is kept for BTJIT_FAILED_RETRY_SECS, then tried again */
 		if (GetCurrentTimestamp() <

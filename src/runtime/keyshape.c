@@ -347,7 +347,7 @@ btjit_shape_signature(const BtjitShape *shape, char *buf, size_t buflen)
 }
 
 /*
- * The same with the compiler's per-column verdicts (BtjitCode.bcinfo:
+ * The same with the compiler's per-column verdicts (BtjitLinkedCode.bcinfo:
  * BTJIT_MAX_KEYS characters BTJIT_BC_*, then the first refusal's reason),
  * or NULL for none.
  */

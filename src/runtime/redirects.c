@@ -13,10 +13,12 @@
  * redirected.  The exported functions are redirected each on its own, and
  * a failure leaves the others in place.
  *
- * The binary analysis and the patching are src/binpatch/'s, which knows
- * nothing of PostgreSQL; this file decides what to patch and reports.  The
- * replacements are given by the caller, so that this file depends on no
- * dispatcher.
+ * Which functions, how each is found, what each requires and what runs
+ * when it is not redirected are the rows of targetlist.h; this file walks
+ * them.  The binary analysis and the patching are src/binpatch/'s (whose
+ * locator still names the nbtree functions it proves); this file decides
+ * what to patch and reports.  The replacements are given by the caller, so
+ * that this file depends on no dispatcher.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,86 +28,20 @@
 
 BtjitModuleState btjit_module;
 
-#if defined(__x86_64__) && defined(__linux__)
-
-/* One exported function the module may redirect after _bt_binsrch. */
-typedef struct BtjitExportedTarget
+/* The exported targets of targetlist.h fit the locator's request. */
+enum
 {
-	BtjitTarget target;
-	const char *name;
-	/* what then runs the server's code, for the LOG line of a failure */
-	const char *consequence;
-} BtjitExportedTarget;
-
-/*
- * _bt_compare is exported: its side of the calling convention is its
- * prototype (its callers', for those compiled with its body in view, is
- * the locator's step 6).  Redirecting it lets the comparisons outside
- * _bt_binsrch (_bt_moveright's high-key checks, unique checks) use
- * compiled code too.
- * _bt_binsrch_insert is exported too, and its callers in the server
- * (_bt_findinsertloc, _bt_check_unique) call the exported entry: the leaf
- * search of every insertion then runs compiled code.  _bt_checkkeys is
- * exported up to 18 and called from _bt_readpage for every tuple a scan
- * reads (17 and 18 pass it a BTReadPageState: pg_compat.h); 19 made it
- * static, called only from the exported _bt_readpage, so there the
- * server's own runs.
- */
-static const BtjitExportedTarget btjit_exported_targets[] = {
-	{BTJIT_TARGET_COMPARE, "_bt_compare",
-	"Page searches use compiled code; other comparisons use the server's own."},
-	{BTJIT_TARGET_INSERT, "_bt_binsrch_insert",
-	"Insertions search their leaf page with the server's own code."},
-#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
-	{BTJIT_TARGET_CHECKKEYS, "_bt_checkkeys",
-	"Scans test their keys with the server's own code."},
-#endif
+	BTJIT_EXPORTED_ROWS = 0
+#define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
+					 declined, type, counter, first, last, consequence) \
+	+ ((locate) == BTJIT_LOCATE_EXPORTED)
+#include "targetlist.h"
+#undef BTJIT_TARGET
 };
+StaticAssertDecl(BTJIT_EXPORTED_ROWS <= BTJIT_MAX_EXPORTED,
+				 "more exported targets than the locator's request holds");
 
-/* How the start-up line says that the scan-key checks are the server's. */
-#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
-#define BTJIT_CHECKKEYS_NOT_REDIRECTED "; _bt_checkkeys not redirected"
-#else
-#define BTJIT_CHECKKEYS_NOT_REDIRECTED "; scan-key checks are the server's (_bt_checkkeys is static in 19, inside _bt_readpage: not redirected)"
-#endif
-
-/*
- * Where the locator found a target, and its length; 0 and 0, with the
- * locator's reason in *refusal, when it is not to be redirected.
- */
-static void
-btjit_target_extent(const BtjitLocation *loc, BtjitTarget target,
-					uintptr_t *addr, size_t *size, const char **refusal)
-{
-	*refusal = "the locator does not know it";
-	switch (target)
-	{
-		case BTJIT_TARGET_BINSRCH:
-			*addr = loc->binsrch;
-			*size = loc->binsrch_size;
-			return;
-		case BTJIT_TARGET_COMPARE:
-			*addr = loc->compare;
-			*size = loc->compare_size;
-			*refusal = loc->compare_refusal;
-			return;
-		case BTJIT_TARGET_INSERT:
-			*addr = loc->binsrch_insert;
-			*size = loc->binsrch_insert_size;
-			*refusal = loc->binsrch_insert_refusal;
-			return;
-		case BTJIT_TARGET_CHECKKEYS:
-			*addr = loc->checkkeys;
-			*size = loc->checkkeys_size;
-			*refusal = loc->checkkeys_refusal;
-			return;
-		case BTJIT_TARGET_READPAGE:		/* located on its own */
-		case BTJIT_NTARGETS:
-			break;
-	}
-	*addr = 0;
-	*size = 0;
-}
+#if defined(__x86_64__) && defined(__linux__)
 
 /* Say that the module is inactive, and why; every search stays stock. */
 static void
@@ -160,9 +96,19 @@ btjit_redirect_binsrch(void *replacement, BtjitStartupFault fault)
 	char		why[512];
 	BtjitLocation *loc = &btjit_module.location;
 	BtjitDetour *detour = &btjit_module.detours[BTJIT_TARGET_BINSRCH];
+	BtjitLocateRequest request;
 
-	if (!btjit_locate_binsrch(btjit_locate_fault_of(fault), loc,
-							  why, sizeof(why)))
+	/* every exported target of this major, for the callers' proof */
+	memset(&request, 0, sizeof(request));
+	request.fault = btjit_locate_fault_of(fault);
+	for (int t = 0; t < BTJIT_NTARGETS; t++)
+		if (btjit_target_info(t)->locate == BTJIT_LOCATE_EXPORTED &&
+			btjit_target_in_major(t, PG_VERSION_NUM / 10000))
+		{
+			request.exported[request.nexported++] = btjit_target_info(t)->symbol;
+		}
+
+	if (!btjit_locate_binsrch(&request, loc, why, sizeof(why)))
 	{
 		snprintf(btjit_module.reason, sizeof(btjit_module.reason),
 				 "_bt_binsrch not identified: %s", why);
@@ -181,97 +127,111 @@ btjit_redirect_binsrch(void *replacement, BtjitStartupFault fault)
 		return false;
 	}
 
-	btjit_module.stock = (BtjitBinsrchFn) detour->stock;
+	btjit_module.stock[BTJIT_TARGET_BINSRCH] = detour->stock;
 	btjit_module.redirected[BTJIT_TARGET_BINSRCH] = true;
 	btjit_module.active = true;
 	return true;
 }
 
 /*
- * Redirect one exported function (its side of the calling convention is
- * its prototype, its callers' side the locator's step 6).  False, with one
- * LOG line saying what then runs, if the locator refused it or the detour
- * fails.
+ * Find one target other than _bt_binsrch by its row's rule: its extent, or
+ * false with why[].
  */
 static bool
-btjit_redirect_exported(const BtjitExportedTarget *t, void *replacement)
+btjit_find_target(BtjitTarget target, const BtjitReplacements *replacements,
+				  uintptr_t *addr, size_t *size, char *why, size_t whylen)
 {
-	char		why[512];
-	uintptr_t	addr;
-	size_t		size;
-	const char *refusal;
-	BtjitDetour *detour = &btjit_module.detours[t->target];
+	const BtjitLocation *loc = &btjit_module.location;
 
-	btjit_target_extent(&btjit_module.location, t->target, &addr, &size,
-						&refusal);
-	if (addr != 0 &&
-		btjit_detour_install((void *) addr, size, replacement, detour,
-							 why, sizeof(why)))
+	switch (btjit_target_info(target)->locate)
 	{
-		btjit_module.redirected[t->target] = true;
-		return true;
+		case BTJIT_LOCATE_EXPORTED:
+			{
+				const BtjitExportedLocation *e =
+					btjit_location_exported(loc, btjit_target_info(target)->symbol);
+
+				*addr = e != NULL ? e->addr : 0;
+				*size = e != NULL ? e->size : 0;
+				if (*addr == 0)
+					strlcpy(why, e != NULL ? e->refusal :
+							"the locator was not asked for it", whylen);
+				return *addr != 0;
+			}
+		case BTJIT_LOCATE_CALLER_OF_EXPORTED:
+			{
+				BtjitReadpageLocation *rp = &btjit_module.readpage_location;
+
+				if (!btjit_locate_readpage_at(loc->binary_path, loc->load_bias,
+											  &replacements->readpage_signature,
+											  rp, why, whylen))
+					return false;
+				*addr = rp->readpage;
+				*size = rp->readpage_size;
+				return true;
+			}
+		case BTJIT_LOCATE_CALLEE_GROUP:
+			break;				/* _bt_binsrch's: btjit_redirect_binsrch */
 	}
-	ereport(LOG,
-			(errmsg("btree_jit: %s not redirected: %s", t->name,
-					addr != 0 ? why : refusal),
-			 errdetail("%s", t->consequence)));
+	snprintf(why, whylen, "no locator for its rule");
 	return false;
 }
 
-#ifdef BTJIT_READPAGE_REDIRECTABLE
 /*
- * Find _bt_readpage (binpatch/readpage.c) and redirect it.  Its signature
- * is these headers': on 15 (scan, dir, offnum), and _bt_checkkeys is
- * handed &continuescan, a bool, as its fifth argument; on 17 and 18 (scan,
- * dir, offnum, firstPage), and _bt_checkkeys is handed the page's
- * BTReadPageState as its second.  Only with _bt_checkkeys redirected: the
- * leaf read calls the compiled checks, whose declined path runs
- * _bt_checkkeys' stock entry.
+ * Redirect one target after _bt_binsrch, by its row of targetlist.h: only
+ * in the majors the row names, only once the target it requires is
+ * redirected, and only where this build has a dispatcher for it.  A
+ * refusal or failure is one LOG line saying what then runs the server's
+ * code; the other targets are unaffected.
  */
 static void
-btjit_redirect_readpage(void *replacement)
+btjit_redirect_target(BtjitTarget target,
+					  const BtjitReplacements *replacements)
 {
-#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
-	static const BtjitReadpageSignature signature = {4, 1, sizeof(BTReadPageState)};
-#else
-	static const BtjitReadpageSignature signature = {3, 4, sizeof(bool)};
-#endif
-	const BtjitLocation *loc = &btjit_module.location;
-	BtjitReadpageLocation *rp = &btjit_module.readpage_location;
-	BtjitDetour *detour = &btjit_module.detours[BTJIT_TARGET_READPAGE];
+	const BtjitTargetInfo *info = btjit_target_info(target);
+	void	   *replacement = replacements->functions[target];
+	BtjitDetour *detour = &btjit_module.detours[target];
 	char		why[512];
+	uintptr_t	addr;
+	size_t		size;
 
-	if (!btjit_module.redirected[BTJIT_TARGET_CHECKKEYS])
-		snprintf(why, sizeof(why), "_bt_checkkeys is not redirected");
-	else if (btjit_locate_readpage_at(loc->binary_path, loc->load_bias,
-									  &signature, rp, why, sizeof(why)) &&
-			 btjit_detour_install((void *) rp->readpage, rp->readpage_size,
-								  replacement, detour, why, sizeof(why)))
+	if (!btjit_target_in_major(target, PG_VERSION_NUM / 10000) ||
+		replacement == NULL)
+		return;					/* not in this server: the start-up line
+								 * says so */
+	if (info->prerequisite != BTJIT_TARGET_NONE &&
+		!btjit_module.redirected[info->prerequisite])
+		snprintf(why, sizeof(why), "%s is not redirected",
+				 btjit_target_info(info->prerequisite)->symbol);
+	else if (btjit_find_target(target, replacements, &addr, &size,
+							   why, sizeof(why)) &&
+			 btjit_detour_install((void *) addr, size, replacement, detour,
+								  why, sizeof(why)))
 	{
-		btjit_module.stock_readpage = (BtjitReadpageFn) detour->stock;
-		btjit_module.redirected[BTJIT_TARGET_READPAGE] = true;
+		btjit_module.stock[target] = detour->stock;
+		btjit_module.redirected[target] = true;
 		return;
 	}
 	ereport(LOG,
-			(errmsg("btree_jit: _bt_readpage not redirected: %s", why),
-			 errdetail("Scans read their leaf pages with the server's own code.")));
+			(errmsg("btree_jit: %s not redirected: %s", info->symbol, why),
+			 errdetail("%s", info->consequence)));
 }
-#endif
 
-/* The stock entry points of the exported functions that were redirected. */
+/* What the start-up line says of one target other than _bt_binsrch. */
 static void
-btjit_take_stock_entries(void)
+btjit_describe_target(BtjitTarget target, char *buf, size_t buflen)
 {
-	BtjitDetour *d = btjit_module.detours;
+	const BtjitTargetInfo *info = btjit_target_info(target);
+	size_t		len = strlen(buf);
 
-	if (btjit_module.redirected[BTJIT_TARGET_COMPARE])
-		btjit_module.stock_compare = (BtjitCompareFn) d[BTJIT_TARGET_COMPARE].stock;
-	if (btjit_module.redirected[BTJIT_TARGET_INSERT])
-		btjit_module.stock_insert = (BtjitBinsrchInsertFn) d[BTJIT_TARGET_INSERT].stock;
-#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
-	if (btjit_module.redirected[BTJIT_TARGET_CHECKKEYS])
-		btjit_module.stock_check = (BtjitCheckkeysFn) d[BTJIT_TARGET_CHECKKEYS].stock;
-#endif
+	if (btjit_module.redirected[target])
+		snprintf(buf + len, buflen - len, "; %s redirected", info->symbol);
+	else if (!btjit_target_in_major(target, PG_VERSION_NUM / 10000))
+		snprintf(buf + len, buflen - len,
+				 "; %s not redirected (not replaceable in PostgreSQL %d)",
+				 info->symbol, PG_VERSION_NUM / 10000);
+	else
+		snprintf(buf + len, buflen - len, "; %s not redirected",
+				 info->symbol);
 }
 
 /* The start-up line: where _bt_binsrch was, and what else is redirected. */
@@ -279,34 +239,27 @@ static void
 btjit_report_active(void)
 {
 	const BtjitLocation *loc = &btjit_module.location;
-	const bool *r = btjit_module.redirected;
 
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
-			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)%s%s%s%s",
+			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)",
 			 loc->binary_path,
 			 (unsigned long) (loc->binsrch - loc->load_bias),
 			 loc->ncallsites,
-			 btjit_module.detours[BTJIT_TARGET_BINSRCH].description,
-			 r[BTJIT_TARGET_COMPARE] ? "; _bt_compare redirected" : "",
-			 r[BTJIT_TARGET_INSERT] ? "; _bt_binsrch_insert redirected" : "",
-			 r[BTJIT_TARGET_CHECKKEYS] ? "; _bt_checkkeys redirected" :
-			 BTJIT_CHECKKEYS_NOT_REDIRECTED,
-			 r[BTJIT_TARGET_READPAGE] ? "; _bt_readpage redirected" : "");
-#ifdef BTJIT_READPAGE_REDIRECTABLE
-	if (r[BTJIT_TARGET_READPAGE])
-	{
+			 btjit_module.detours[BTJIT_TARGET_BINSRCH].description);
+	for (int t = BTJIT_TARGET_BINSRCH + 1; t < BTJIT_NTARGETS; t++)
+		btjit_describe_target(t, btjit_module.reason,
+							  sizeof(btjit_module.reason));
+	if (btjit_module.redirected[BTJIT_TARGET_READPAGE])
 		ereport(LOG,
 				(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
 						PG_VERSION, btjit_module.reason),
 				 errdetail_internal("Evidence: %s; leaf read: %s", loc->evidence,
 									btjit_module.readpage_location.evidence)));
-		return;
-	}
-#endif
-	ereport(LOG,
-			(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
-					PG_VERSION, btjit_module.reason),
-			 errdetail_internal("Evidence: %s", loc->evidence)));
+	else
+		ereport(LOG,
+				(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
+						PG_VERSION, btjit_module.reason),
+				 errdetail_internal("Evidence: %s", loc->evidence)));
 }
 #endif							/* x86-64 Linux */
 
@@ -324,16 +277,9 @@ btjit_install_redirects(const BtjitReplacements *replacements,
 		!btjit_redirect_binsrch(replacements->functions[BTJIT_TARGET_BINSRCH],
 								fault))
 		return;
-	for (int i = 0; i < lengthof(btjit_exported_targets); i++)
-	{
-		const BtjitExportedTarget *t = &btjit_exported_targets[i];
-
-		(void) btjit_redirect_exported(t, replacements->functions[t->target]);
-	}
-	btjit_take_stock_entries();
-#ifdef BTJIT_READPAGE_REDIRECTABLE
-	btjit_redirect_readpage(replacements->functions[BTJIT_TARGET_READPAGE]);
-#endif
+	/* in the list's order, which puts each target after what it requires */
+	for (int t = BTJIT_TARGET_BINSRCH + 1; t < BTJIT_NTARGETS; t++)
+		btjit_redirect_target(t, replacements);
 	btjit_report_active();
 #else
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),

@@ -1,24 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * runtime.h
- *	  The run-time layer: the redirects installed at start-up, the
- *	  dispatchers every redirected call reaches, and each backend's state of
- *	  the indexes it searches.
+ *	  The run-time layer: the redirects installed at start-up, the slot
+ *	  table every dispatcher reads, and each backend's state of the indexes
+ *	  it searches.  The dispatchers themselves, one file per redirected
+ *	  function, are the layer above (src/targets/).
  *
  *	  redirects.c	locate and redirect the server's functions (through
- *					src/binpatch/); the stock entry points they leave
- *	  dispatch.c	the redirected entry points: slot table, compiled
- *					code, stock path, verify
+ *					src/binpatch/), by the rows of targetlist.h; the stock
+ *					entry points they leave; the start-up line
+ *	  dispatch.c	the slot table, the switches the dispatchers test,
+ *					relcache invalidation of the slots
  *	  jitcache.c	per backend: shape -> compiled code, index -> state,
  *					relcache invalidation
  *	  keyshape.c	a key shape from an index's relcache entry
- *	  leafread.c	the module's leaf read (_bt_readpage where redirected)
  *	  blockhints.c	the per-backend block hints compiled code prefetches
  *					from, and their switch
  *
  * Dependencies point down: dispatch.c -> jitcache.c -> keyshape.c, every
  * file -> redirects.c, and jitcache.c -> src/compile/ for code.  Nothing
- * here calls src/stats/ (it reads the counters kept here).
+ * here calls src/targets/ or src/stats/ (they read the state kept here).
  *
  *-------------------------------------------------------------------------
  */
@@ -29,12 +30,13 @@
 #include "datatype/timestamp.h"
 #include "utils/rel.h"
 
-#include "binpatch/binpatch.h"
+#include "locate/locate.h"
 #include "code_abi.h"
 #include "compile/compile.h"
 #include "compiler.h"
 #include "pg_compat.h"
 #include "shape.h"
+#include "target.h"
 
 /*
  * Everything declared here is internal to the module: hidden symbols are
@@ -56,52 +58,14 @@ extern void btjit_assign_verify(bool newval, void *extra);
 extern void btjit_assign_prefetch_hints(bool newval, void *extra);
 
 /* ---- The redirects (redirects.c) ---- */
-typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
-										Buffer buf);
-typedef int32 (*BtjitCompareFn) (Relation rel, BTScanInsert key, Page page,
-								 OffsetNumber offnum);
-typedef OffsetNumber (*BtjitBinsrchInsertFn) (Relation rel,
-											  BTInsertState insertstate);
-#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
-typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan,
-								  BTReadPageState *pstate, bool arrayKeys,
-								  IndexTuple tuple, int tupnatts);
-#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
-typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, IndexTuple tuple,
-								  int tupnatts, ScanDirection dir,
-								  bool *continuescan);
-#endif
-/*
- * The server's _bt_readpage through its stock entry; firstpage is 17 and
- * 18's fourth argument, which 15 does not have.
- */
-#if defined(BTJIT_READPAGE_REDIRECTABLE) && defined(BTJIT_CHECKKEYS_READPAGE_STATE)
-typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
-								 OffsetNumber offnum, bool firstPage);
-#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
-	btjit_module.stock_readpage((scan), (dir), (offnum), (firstpage))
-#elif defined(BTJIT_READPAGE_REDIRECTABLE)
-typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
-								 OffsetNumber offnum);
-#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
-	btjit_module.stock_readpage((scan), (dir), (offnum))
-#endif
-
-/* One server function the module may redirect. */
-typedef enum BtjitTarget
-{
-	BTJIT_TARGET_BINSRCH,		/* _bt_binsrch (static: located) */
-	BTJIT_TARGET_COMPARE,		/* _bt_compare (exported) */
-	BTJIT_TARGET_INSERT,		/* _bt_binsrch_insert (exported) */
-	BTJIT_TARGET_CHECKKEYS,		/* _bt_checkkeys (exported up to 18) */
-	BTJIT_TARGET_READPAGE,		/* _bt_readpage (static: located; 15, 17, 18) */
-	BTJIT_NTARGETS
-} BtjitTarget;
 
 /*
  * What start-up established, in the postmaster; backends inherit it by
- * fork.  active means _bt_binsrch is redirected; the exported functions
- * are redirected or not each on its own (redirected[]).
+ * fork.  active means _bt_binsrch is redirected; the other targets are
+ * redirected or not each on its own (redirected[]).  stock[] holds, for
+ * each redirected target, the entry that runs the server's original
+ * machine code (its detour's trampoline); each target's file in
+ * src/targets/ reads it with the server function's own type.
  */
 typedef struct BtjitModuleState
 {
@@ -109,18 +73,9 @@ typedef struct BtjitModuleState
 	char		reason[512];	/* where installed, or why not */
 	BtjitLocation location;
 	bool		redirected[BTJIT_NTARGETS];
+	void	   *stock[BTJIT_NTARGETS];
 	BtjitDetour detours[BTJIT_NTARGETS];
-	/* the original machine code, through each detour's trampoline */
-	BtjitBinsrchFn stock;
-	BtjitCompareFn stock_compare;
-	BtjitBinsrchInsertFn stock_insert;
-#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
-	BtjitCheckkeysFn stock_check;
-#endif
-#ifdef BTJIT_READPAGE_REDIRECTABLE
 	BtjitReadpageLocation readpage_location;
-	BtjitReadpageFn stock_readpage;
-#endif
 } BtjitModuleState;
 
 extern BtjitModuleState btjit_module;
@@ -138,38 +93,70 @@ typedef enum BtjitStartupFault
 	BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR
 } BtjitStartupFault;
 
-/* The functions each redirect sends its calls to (dispatch.c's). */
+/*
+ * The functions each redirect sends its calls to (src/targets/), or NULL
+ * for a target this build does not redirect; and, for a target that needs
+ * more than its own symbol's proof, what the locator must be told.
+ */
 typedef struct BtjitReplacements
 {
 	void	   *functions[BTJIT_NTARGETS];
+	BtjitReadpageSignature readpage_signature;
 } BtjitReplacements;
 
 extern void btjit_install_redirects(const BtjitReplacements *replacements,
 									BtjitStartupFault fault);
 
-/* ---- Dispatchers (dispatch.c) ---- */
-extern OffsetNumber btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf);
-extern int32 btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
-									OffsetNumber offnum);
-extern OffsetNumber btjit_dispatch_insert(Relation rel,
-										  BTInsertState insertstate);
-#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
-extern bool btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
-								 bool arrayKeys, IndexTuple tuple,
-								 int tupnatts);
-#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
-extern bool btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple,
-								 int tupnatts, ScanDirection dir,
-								 bool *continuescan);
-#endif
-#if defined(BTJIT_READPAGE_REDIRECTABLE) && defined(BTJIT_CHECKKEYS_READPAGE_STATE)
-extern bool btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir,
-									uint32 offnum, bool firstPage);
-#elif defined(BTJIT_READPAGE_REDIRECTABLE)
-extern bool btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir,
-									uint32 offnum);
-#endif
-extern void btjit_dispatch_init(void);
+/* ---- The slot table and the dispatchers' switches (dispatch.c) ---- */
+
+/* enabled and not verify: a dispatcher may call compiled code directly */
+extern bool btjit_fast_ok;
+
+/*
+ * Relation -> index state, without a hash probe: a direct-mapped table
+ * keyed by the relcache entry's address.  The address of a relcache entry
+ * is stable for its lifetime (rebuilds happen in place), and the relcache
+ * callback empties slots whenever an index's definition may have changed;
+ * the rd_id check catches an entry freed and its memory reused.  A slot is
+ * one cache line: the entries of every target, so that each dispatcher
+ * reads one line.
+ */
+#define BTJIT_SLOT_BITS 8
+#define BTJIT_SLOTS (1 << BTJIT_SLOT_BITS)
+
+struct BtjitIndex;
+
+typedef struct BtjitSlot
+{
+	Relation	rel;
+	Oid			relid;
+	/* ix's entries; the page search's is btjit_stock_entry without code */
+	BtjitEntries entries;
+	struct BtjitIndex *ix;
+} pg_attribute_aligned(64) BtjitSlot;
+
+StaticAssertDecl(sizeof(BtjitSlot) == 64,
+				 "a slot is one cache line: a new target needs a new slot layout");
+
+extern BtjitSlot btjit_slots[BTJIT_SLOTS];
+
+static inline BtjitSlot *
+btjit_slot_for(Relation rel)
+{
+	uint64		h = ((uint64) (uintptr_t) rel >> 4) * UINT64CONST(0x9E3779B97F4A7C15);
+
+	return &btjit_slots[h >> (64 - BTJIT_SLOT_BITS)];
+}
+
+/* The slot of rel, if it holds rel's state now, and that entry is set. */
+static inline bool
+btjit_slot_holds(const BtjitSlot *slot, Relation rel, BtjitTarget target)
+{
+	return slot->rel == rel && slot->relid == rel->rd_id &&
+		slot->entries[target] != NULL;
+}
+
+extern void btjit_dispatch_init(void *const *stock_entries);
 
 /* ---- Per-index state (jitcache.c) ---- */
 
@@ -181,20 +168,17 @@ extern void btjit_dispatch_init(void);
  */
 typedef struct BtjitIndexStats
 {
-	uint64		jit_searches;
 	uint64		stock_searches;
 	uint64		declined_searches;
-	uint64		verified_searches;
-	uint64		jit_compares;
-	uint64		verified_compares;
-	uint64		jit_inserts;	/* _bt_binsrch_insert answered by compiled code */
-	uint64		verified_inserts;
-	uint64		jit_checks;		/* _bt_checkkeys answered by compiled code */
-	uint64		verified_checks;
-	uint64		jit_leafreads;	/* _bt_readpage answered by the module */
-	uint64		verified_leafreads;
 	uint64		compiles;		/* code compiled or loaded for it */
 	uint64		compile_failures;
+	/* per target: answered by compiled code (or the module), verified */
+#define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
+					 declined, type, counter, first, last, consequence) \
+	uint64		jit_##counter; \
+	uint64		verified_##counter;
+#include "targetlist.h"
+#undef BTJIT_TARGET
 } BtjitIndexStats;
 
 #define BTJIT_NCOUNTS (sizeof(BtjitIndexStats) / sizeof(uint64))
@@ -248,10 +232,7 @@ typedef struct BtjitIndex
 	Oid			indexrelid;		/* hash key */
 	BtjitIndexState state;
 	BtjitSearchFn fn;			/* non-NULL only when state is JIT */
-	BtjitEntryFn entry;			/* its fused entry, likewise */
-	BtjitCompareEntryFn cmp_entry;	/* compiled _bt_compare, likewise */
-	BtjitInsertEntryFn ins_entry;	/* compiled _bt_binsrch_insert, likewise */
-	BtjitCheckEntryFn chk_entry;	/* compiled _bt_checkkeys, likewise */
+	BtjitEntries entries;		/* the compiled entries, likewise */
 	struct BtjitCode *code;		/* compiled shape, when state is JIT */
 	char		reason[BTJIT_REASON_LEN];
 	char		signature[BTJIT_SIGNATURE_LEN];
@@ -341,16 +322,6 @@ btjit_index_recheck_due(const BtjitIndex *ix)
  * examination).
  */
 extern BtjitIndex *btjit_dispatch_open(Relation rel, bool force);
-
-/* ---- The leaf read (leafread.c) ---- */
-#ifdef BTJIT_READPAGE_REDIRECTABLE
-extern bool btjit_leafread(IndexScanDesc scan, ScanDirection dir,
-						   OffsetNumber offnum, bool firstpage,
-						   BtjitCheckEntryFn check, BtjitIndexStats *counts);
-extern bool btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
-								  OffsetNumber offnum, bool firstpage,
-								  BtjitCheckEntryFn check, BtjitIndex *ix);
-#endif
 
 /* ---- Key shape (keyshape.c) ---- */
 extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,

@@ -6,6 +6,10 @@
 #   bad WHAT [DETAIL]        count a failure:   "FAIL - WHAT", then the first
 #                            20 lines of DETAIL indented; summary lists it again
 #   check WHAT CMD...        run CMD: exit status 0 passes, anything else fails
+#   check_rc WHAT CMD...     check, returning 1 when CMD failed (0 when it
+#                            passed), for `check_rc ... || return 1` in a
+#                            function; check itself returns 0 either way,
+#                            so a bare check does not end a set -e suite
 #   expect_eq WHAT GOT WANT  passes when the strings GOT and WANT are equal,
 #                            else fails showing both
 #   eq GOT WANT              a command for check: true when GOT == WANT, else
@@ -45,6 +49,17 @@ check() {
 	local what=$1
 	shift
 	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+
+check_rc() {
+	local what=$1
+	shift
+	if "$@"; then
+		ok "$what"
+	else
+		bad "$what"
+		return 1
+	fi
 }
 
 expect_eq() {

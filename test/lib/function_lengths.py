@@ -6,9 +6,11 @@ closes with "}" alone at the start of a line.
 
   function_lengths.py ROOT [--max N] [--allow NAME ...] [--list K]
 
-Counts lines from the name's line to the closing brace.  Exits 1 if a
-function other than the allowed ones (one-switch functions) is longer than
-N lines (default 120); --list K prints the K longest.
+Counts lines from the name's line to the closing brace, over src/ and the
+bitcode template (llvm-ir/).  Exits 1 if a function other than the allowed
+ones is longer than N lines (default 120), or if an allowed one is not a
+one-switch function (a switch statement at the body's top level spans at
+least half its lines); --list K prints the K longest.
 """
 import argparse
 import glob
@@ -36,10 +38,26 @@ def functions(path):
                 k = j + 1
                 while k < len(lines) and lines[k] != "}":
                     k += 1
-                out.append((m.group(1), k - i + 1, "%s:%d" % (path, i + 1)))
+                out.append((m.group(1), k - i + 1, "%s:%d" % (path, i + 1),
+                            switch_share(lines, j, k)))
                 i = k
         i += 1
     return out
+
+
+def switch_share(lines, open_line, close_line):
+    """The share of the body's lines inside its largest switch statement."""
+    best = 0
+    for i in range(open_line + 1, close_line):
+        m = re.match(r"^(\t+)switch \(", lines[i])
+        if not m:
+            continue
+        k = i + 1
+        while k < close_line and lines[k] != m.group(1) + "}":
+            k += 1
+        best = max(best, k - i + 1)
+    body = close_line - open_line + 1
+    return best / body if body else 0.0
 
 
 def main():
@@ -52,16 +70,23 @@ def main():
     files = sorted(glob.glob(os.path.join(a.root, "src", "**", "*.c"),
                              recursive=True) +
                    glob.glob(os.path.join(a.root, "src", "**", "*.cpp"),
-                             recursive=True))
+                             recursive=True) +
+                   glob.glob(os.path.join(a.root, "llvm-ir", "*.c")))
     allf = []
     for f in files:
         allf += functions(f)
     allf.sort(key=lambda t: -t[1])
-    for name, n, where in allf[:a.list]:
+    for name, n, where, share in allf[:a.list]:
         print("%5d  %-40s %s" % (n, name, os.path.relpath(where.split(":")[0], a.root) + ":" + where.split(":")[1]))
     bad = [t for t in allf if t[1] > a.max and t[0] not in a.allow]
-    for name, n, where in bad:
+    for name, n, where, share in bad:
         print("TOO LONG: %s (%d lines > %d) at %s" % (name, n, a.max, where))
+    for name, n, where, share in allf:
+        if name in a.allow and share < 0.5:
+            print("NOT A SWITCH: %s is allowed as a one-switch function, but its "
+                  "largest switch spans %.0f%% of it, at %s"
+                  % (name, 100 * share, where))
+            bad.append((name, n, where, share))
     print("%d functions in %d files; %d over %d lines outside the allowed %s"
           % (len(allf), len(files), len(bad), a.max, a.allow))
     return 1 if bad else 0

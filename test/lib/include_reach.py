@@ -20,7 +20,8 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # top to bottom, as test/lib/link_cycles.py; include/ is shared by all
-LAYERS = ["src/stats", "src/runtime", "src/compile", "src/llvm",
+LAYERS = ["src/stats", "src/targets", "src/runtime", "src/compile",
+          "src/locate", "src/llvm",
           "src/binpatch", "src/include"]
 
 

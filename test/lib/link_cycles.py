@@ -21,8 +21,8 @@ import sys
 import os
 
 # top to bottom: each layer may use the layers after it
-LAYERS = ["src/btree_jit", "src/stats", "src/runtime", "src/compile",
-          "src/binpatch"]
+LAYERS = ["src/btree_jit", "src/stats", "src/targets", "src/runtime",
+          "src/compile", "src/locate", "src/binpatch"]
 
 
 def layer_of(obj):

@@ -191,14 +191,15 @@ test_known(const char *path)
 	const BtjitObjectSymbol known_fn[] = {{"host_add", (void *) known_mul}};
 	const BtjitObjectSymbol known_both[] = {{"host_scale", (void *) &known_scale},
 	{"host_add", (void *) known_mul}};
+	const BtjitObjectWanted wanted = {names, addr, NNAMES};
+	const BtjitObjectKnown known1 = {known_fn, 1};
+	const BtjitObjectKnown known2 = {known_both, 2};
 	int			ok;
 
-	ok = btjit_object_link_known(img, len, names, addr, NNAMES,
-								 known_fn, 1, why, sizeof(why));
+	ok = btjit_object_link_known(img, len, &wanted, &known1, why, sizeof(why));
 	check(ok && ((int2_fn) addr[0]) (2, 5) == 30,
 		  "known function used, the data symbol from dlsym", why);
-	ok = btjit_object_link_known(img, len, names, addr, NNAMES,
-								 known_both, 2, why, sizeof(why));
+	ok = btjit_object_link_known(img, len, &wanted, &known2, why, sizeof(why));
 	check(ok && ((int2_fn) addr[0]) (2, 5) == 50,
 		  "known function and data used", why);
 	free(img);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "binpatch.h"
+#include "locate.h"
 
 #define BLCKSZ 8192
 #define NPAGES 4
@@ -261,10 +262,11 @@ self_test(void)
 	long		got;
 	long		stock_only;
 	BtjitDetour saved;
+	BtjitLocateRequest request = {BTJIT_LOCATE_NORMAL, 0, {NULL}};
 
 	setup_pages();
 	expect = workload();
-	if (!btjit_locate_binsrch(BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why)))
+	if (!btjit_locate_binsrch(&request, &loc, why, sizeof(why)))
 	{
 		printf("SELF fail locate: %s\n", why);
 		return 1;

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * test_patcher.c
- *	  Unit tests of the locator (locate.c and its parts) and redirect.c,
- *	  outside PostgreSQL.
+ *	  Unit tests of the locator (src/locate/, with the analysis of
+ *	  src/binpatch/) and redirect.c, outside PostgreSQL.
  *
  * Four groups:
  *
@@ -28,15 +28,16 @@
  *	   describes, see the Makefile, or $BTJIT_TEST_SERVER) and, if present,
  *	   another minor release (never downloaded here).  The binary is mapped
  *	   like the loader would; the fault modes must fail with a message; on
- *	   a build examined by hand (known_builds: 15.18, 17.12, 18.6, 19~rc1, by
- *	   build-id) the address, call sites, _bt_compare's extent and the
- *	   detour lengths are checked, and single-instruction mutations of the
- *	   mapped code (wrong registers, an extra caller, an expected caller
- *	   missing, the address taken) must each break the proof in the
- *	   expected way; any other build gets the generic checks and the output
- *	   says so (run on a copy of the server with its build-id changed).  The detours are installed on (never run on) the real
- *	   _bt_binsrch and then, with that one kept, _bt_compare, as the module
- *	   does.
+ *	   a build examined by hand (listed by build-id in known_builds.tsv,
+ *	   next to this program, or $BTJIT_TEST_KNOWN_BUILDS) the address,
+ *	   call sites, _bt_compare's extent and the detour lengths are checked,
+ *	   and single-instruction mutations of the mapped code (wrong
+ *	   registers, an extra caller, an expected caller missing, the address
+ *	   taken) must each break the proof in the expected way; any other
+ *	   build gets the generic checks and the output says so (run on a copy
+ *	   of the server with its build-id changed).  The detours are installed
+ *	   on (never run on) the real _bt_binsrch and then, with that one kept,
+ *	   _bt_compare, as the module does.
  *
  *	4. Servers for other architectures: bare ELF headers, and a copy of the
  *	   real server differing only in e_machine, must be refused by name.
@@ -50,7 +51,9 @@
  */
 #define _GNU_SOURCE
 
+#include <ctype.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +65,7 @@
 #include <unistd.h>
 
 #include "binpatch.h"
+#include "locate.h"
 
 /*
  * The server under test: the Makefile passes the one PGXS describes
@@ -100,10 +104,50 @@ static const BtjitReadpageSignature readpage_signature = {3, 4, 1};
 static const BtjitReadpageSignature readpage_signature = {4, 1, 48};
 #endif
 
-/* What "expected caller missing" mutations must be refused with */
-#define MISSING_CALLER		"called from both _bt_search"
+/*
+ * What the module asks the locator for on 15 to 18: _bt_binsrch and the
+ * three exported functions it may redirect after it.
+ */
+static const BtjitLocateRequest *
+req(BtjitLocateFault fault)
+{
+	static BtjitLocateRequest r;
 
-/* where this program and the miniature servers are */
+	memset(&r, 0, sizeof(r));
+	r.fault = fault;
+	r.nexported = 3;
+	r.exported[0] = "_bt_compare";
+	r.exported[1] = "_bt_binsrch_insert";
+	r.exported[2] = "_bt_checkkeys";
+	return &r;
+}
+
+/* The location of an exported function the request named */
+static uintptr_t
+exp_addr(const BtjitLocation *loc, const char *name)
+{
+	const BtjitExportedLocation *e = btjit_location_exported(loc, name);
+
+	return e != NULL ? e->addr : 0;
+}
+
+static size_t
+exp_size(const BtjitLocation *loc, const char *name)
+{
+	const BtjitExportedLocation *e = btjit_location_exported(loc, name);
+
+	return e != NULL ? e->size : 0;
+}
+
+static const char *
+exp_refusal(const BtjitLocation *loc, const char *name)
+{
+	const BtjitExportedLocation *e = btjit_location_exported(loc, name);
+
+	return e != NULL ? e->refusal : "not requested";
+}
+
+/* where this program, the miniature servers and known_builds.tsv are */
 static char test_dir[512];
 
 static int	npassed;
@@ -907,7 +951,7 @@ fake_good(const char *fake, size_t want_patch_offset)
 		return;
 	if (!check(map_binary(path, &m), "%s: mapped", fake))
 		return;
-	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	check(ok && loc.binsrch - loc.load_bias == truth,
 		  "%s: located at +%#lx: %s", fake, ok ? (unsigned long) (loc.binsrch - loc.load_bias) : 0UL,
 		  ok ? loc.evidence : why);
@@ -953,7 +997,7 @@ fake_bad(const char *fake, const char *reason)
 	snprintf(path, sizeof(path), "%s/%s", test_dir, fake);
 	if (!check(map_binary(path, &m), "%s: mapped", fake))
 		return;
-	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	check(!ok && strstr(why, reason) != NULL, "%s: refused: %s", fake, ok ? loc.evidence : why);
 	munmap((void *) m.base, m.span);
 
@@ -998,24 +1042,25 @@ fake_tests(void)
  */
 typedef struct Mutation
 {
-	const char *what;
+	char	   *what;
 	uint64_t	vaddr;
 	int			len;
 	unsigned char orig[8];
 	unsigned char repl[8];
 	uint64_t	retarget;
-	const char *reason;
+	char	   *reason;
 } Mutation;
 
 /*
  * A server build examined by hand (objdump -d, nm -D, readelf -n): where
  * the locator must find things, what the detours must displace, and the
- * mutations it must refuse.  A zero field was not examined.
+ * mutations it must refuse.  A zero field was not examined.  They are read
+ * from known_builds.tsv (read_known_builds), which says what each means.
  */
 typedef struct KnownBuild
 {
-	const char *name;			/* Debian package version */
-	const char *build_id;
+	char	   *name;			/* Debian package version */
+	char	   *build_id;
 	uint64_t	binsrch;
 	size_t		binsrch_size;
 	uint64_t	callsite[2];	/* in _bt_search (or its .part), _bt_first */
@@ -1029,211 +1074,385 @@ typedef struct KnownBuild
 	size_t		insert_patch[2];
 	uint64_t	checkkeys;		/* exported _bt_checkkeys */
 	size_t		checkkeys_patch[2];
-	const Mutation *mutations;
+	Mutation   *mutations;
 	int			nmutations;
 	uint64_t	readpage;		/* _bt_readpage (readpage.c) */
 	size_t		readpage_size;
 	int			readpage_calls;
-	const Mutation *readpage_mutations; /* ... which its own calling
-										 * convention proof must refuse */
+	Mutation   *readpage_mutations; /* ... which its own calling convention
+									 * proof must refuse */
 	int			nreadpage_mutations;
 } KnownBuild;
 
-/*
- * _bt_readpage mutations: its arguments moved, one removed or added, the
- * object it hands _bt_checkkeys grown over the slot that keeps scan.
- */
-static const Mutation readpage_mutations_15_18[] = {
-	{"scan spilled from rsi", 0x1b68f8, 4,
-	{0x48, 0x89, 0x7d, 0xb8}, {0x48, 0x89, 0x75, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
-	{"one call passes so, not scan", 0x1b6a56, 4,
-	{0x48, 0x8b, 0x7d, 0xb8}, {0x48, 0x8b, 0x7d, 0x90}, 0, "rdi is not shown to be the entry rdi"},
-	{"offnum taken from r8, a fourth argument", 0x1b68ec, 3,
-	{0x41, 0x89, 0xd4}, {0x45, 0x89, 0xc4}, 0, "not one of the three arguments"},
-	{"offnum never read", 0x1b68ec, 3,
-	{0x41, 0x89, 0xd4}, {0x41, 0x89, 0xf4}, 0, "never reads its entry rdx"},
-	{"continuescan placed on scan's spill slot", 0x1b69f8, 4,
-	{0x48, 0x8d, 0x45, 0xc7}, {0x48, 0x8d, 0x45, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
-	{"a frame address passed to _bt_parallel_release", 0x1b6955, 4,
-	{0x48, 0x8b, 0x7d, 0xb8}, {0x48, 0x8d, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
-};
-
-static const Mutation readpage_mutations_17_12[] = {
-	{"firstPage never read", 0x1d6d39, 6,
-	{0x89, 0x8d, 0x7c, 0xff, 0xff, 0xff}, {0x89, 0xbd, 0x7c, 0xff, 0xff, 0xff}, 0,
-	"never reads its entry rcx"},
-	{"dir taken from r8, a fifth argument", 0x1d6d2f, 3,
-	{0x41, 0x89, 0xf4}, {0x45, 0x89, 0xc4}, 0, "not one of the four arguments"},
-};
-
-static const Mutation readpage_mutations_18_6[] = {
-	{"scan spilled from rsi", 0x1e9899, 4,
-	{0x48, 0x89, 0x7d, 0x88}, {0x48, 0x89, 0x75, 0x88}, 0, "rdi is not shown to be the entry rdi"},
-	{"firstPage taken from r9", 0x1e988a, 3,
-	{0x41, 0x89, 0xcd}, {0x45, 0x89, 0xcd}, 0, "not one of the four arguments"},
-	{"pstate placed over scan's spill slot", 0x1e9ab7, 4,
-	{0x48, 0x8d, 0x75, 0x90}, {0x48, 0x8d, 0x75, 0x80}, 0, "rdi is not shown to be the entry rdi"},
-};
-
-/* Debian 12's 15.18 */
-static const Mutation mutations_15_18[] = {
-	{"rsi from r12, not the spilled key", 0x1b7d67, 3,
-	{0x4c, 0x89, 0xee}, {0x4c, 0x89, 0xe6}, 0, "rsi is not shown to be the entry rsi"},
-	{"rdi from another frame slot", 0x1b7d63, 4,
-	{0x48, 0x8b, 0x7d, 0xc8}, {0x48, 0x8b, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
-	{"spill slot of rdi overwritten in the loop", 0x1b7d4a, 3,
-	{0x89, 0x45, 0xc4}, {0x89, 0x45, 0xc8}, 0, "rdi is not shown to be the entry rdi"},
-	{"rdx at the call is the key, not the page", 0x1b7d6c, 3,
-	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xea}, 0, "rdx is not shown to be the page"},
-	{"edx cleared before use", 0x1b7ce8, 2,
-	{0x85, 0xd2}, {0x31, 0xd2}, 0, "clears rdx before reading it"},
-	{"reads ecx, a fourth argument", 0x1b7d6f, 3,
-	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, 0, "not one of the three arguments"},
-	{"BufferBlocks load re-pointed", 0x1b7cfa, 7,
-	{0x48, 0x03, 0x1d, 0x57, 0x3f, 0x6d, 0x00}, {0x48, 0x03, 0x1d, 0x5f, 0x3f, 0x6d, 0x00}, 0,
-	"does not reference both BufferBlocks"},
-	{"lea of _bt_binsrch in _bt_first (address taken)", 0x1b8b4c, 7,
-	{0x48, 0x8d, 0x0d, 0xdd, 0x7b, 0x44, 0x00}, {0x48, 0x8d, 0x0d, 0x7d, 0xf1, 0xff, 0xff}, 0,
-	"is taken by the instruction at postgres+0x1b8b4c"},
-	{"a third caller (_bt_binsrch_insert)", 0x1b829b, 5,
-	{0xe8, 0xd0, 0xf6, 0xff, 0xff}, {0xe8, 0x30, 0xfa, 0xff, 0xff}, 0,
-	"also reached by a call at postgres+0x1b829b"},
-	{"expected caller missing: _bt_first calls _bt_binsrch_insert instead", 0x1b902d, 5,
-	{0xe8, 0x9e, 0xec, 0xff, 0xff}, {0}, 0x1b81e0, MISSING_CALLER},
-	{"expected caller missing: _bt_search.part calls _bt_binsrch_insert instead", 0x1b8032, 5,
-	{0xe8, 0x99, 0xfc, 0xff, 0xff}, {0}, 0x1b81e0, MISSING_CALLER},
-};
-
-/* Debian 13's 17.12-0+deb13u1 */
-static const Mutation mutations_17_12[] = {
-	{"rsi from r13, not the key", 0x1d81e6, 3,
-	{0x4c, 0x89, 0xe6}, {0x4c, 0x89, 0xee}, 0, "rsi is not shown to be the entry rsi"},
-	{"rdi from another frame slot", 0x1d81e2, 4,
-	{0x48, 0x8b, 0x7d, 0xc8}, {0x48, 0x8b, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
-	{"spill slot of rdi overwritten", 0x1d81c3, 3,
-	{0x89, 0x45, 0xc4}, {0x89, 0x45, 0xc8}, 0, "rdi is not shown to be the entry rdi"},
-	{"rdx at the call is the key, not the page", 0x1d81eb, 3,
-	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xe2}, 0, "rdx is not shown to be the page"},
-	{"edx cleared before use", 0x1d8158, 2,
-	{0x85, 0xd2}, {0x31, 0xd2}, 0, "clears rdx before reading it"},
-	{"reads ecx, a fourth argument", 0x1d81ee, 3,
-	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, 0, "not one of the three arguments"},
-	{"BufferBlocks load re-pointed", 0x1d816a, 7,
-	{0x48, 0x03, 0x1d, 0x47, 0xf2, 0x7e, 0x00}, {0x48, 0x03, 0x1d, 0x4f, 0xf2, 0x7e, 0x00}, 0,
-	"does not reference both BufferBlocks"},
-	{"lea of _bt_binsrch in _bt_first (address taken)", 0x1d8e43, 7,
-	{0x48, 0x8d, 0x15, 0x66, 0xed, 0x56, 0x00}, {0}, 0x1d8140,
-	"is taken by the instruction at postgres+0x1d8e43"},
-	{"a third caller (_bt_binsrch_insert)", 0x1d8698, 5,
-	{0xe8, 0x23, 0xf7, 0xff, 0xff}, {0}, 0x1d8140,
-	"also reached by a call at postgres+0x1d8698"},
-	{"expected caller missing: _bt_first calls _bt_binsrch_insert instead", 0x1d9606, 5,
-	{0xe8, 0x35, 0xeb, 0xff, 0xff}, {0}, 0x1d85a0, MISSING_CALLER},
-	{"expected caller missing: _bt_search calls _bt_binsrch_insert instead", 0x1d8462, 5,
-	{0xe8, 0xd9, 0xfc, 0xff, 0xff}, {0}, 0x1d85a0, MISSING_CALLER},
-};
-
-/* Debian unstable's 18.6-3 */
-static const Mutation mutations_18_6[] = {
-	{"rsi from r13, not the key", 0x1eadce, 3,
-	{0x4c, 0x89, 0xe6}, {0x4c, 0x89, 0xee}, 0, "rsi is not shown to be the entry rsi"},
-	{"rdi from another frame slot", 0x1eadca, 4,
-	{0x48, 0x8b, 0x7d, 0xc0}, {0x48, 0x8b, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
-	{"spill slot of rdi overwritten", 0x1eadb0, 3,
-	{0x89, 0x45, 0xcc}, {0x89, 0x45, 0xc0}, 0, "rdi is not shown to be the entry rdi"},
-	{"rdx at the call is the key, not the page", 0x1eadd3, 3,
-	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xe2}, 0, "rdx is not shown to be the page"},
-	{"edx cleared before use", 0x1ead30, 2,
-	{0x85, 0xd2}, {0x31, 0xd2}, 0, "clears rdx before reading it"},
-	{"reads ecx, a fourth argument", 0x1eadd6, 3,
-	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, 0, "not one of the three arguments"},
-	{"BufferBlocks load re-pointed", 0x1ead42, 7,
-	{0x48, 0x03, 0x1d, 0xaf, 0x08, 0x85, 0x00}, {0x48, 0x03, 0x1d, 0xb7, 0x08, 0x85, 0x00}, 0,
-	"does not reference both BufferBlocks"},
-	{"lea of _bt_binsrch in _bt_first (address taken)", 0x1ebf68, 7,
-	{0x48, 0x8d, 0x15, 0x21, 0x3d, 0x5b, 0x00}, {0}, 0x1ead20,
-	"is taken by the instruction at postgres+0x1ebf68"},
-	{"a third caller (_bt_binsrch_insert)", 0x1eb2b8, 5,
-	{0xe8, 0xa3, 0xf6, 0xff, 0xff}, {0}, 0x1ead20,
-	"also reached by a call at postgres+0x1eb2b8"},
-	{"expected caller missing: _bt_first calls _bt_binsrch_insert instead", 0x1ebed6, 5,
-	{0xe8, 0x45, 0xee, 0xff, 0xff}, {0}, 0x1eb1c0, MISSING_CALLER},
-	{"expected caller missing: _bt_search calls _bt_binsrch_insert instead", 0x1eb074, 5,
-	{0xe8, 0xa7, 0xfc, 0xff, 0xff}, {0}, 0x1eb1c0, MISSING_CALLER},
-};
+static KnownBuild *known_builds;
+static int	nknown_builds;
 
 /*
- * Debian experimental's 19~rc1-1.  _bt_search is a 0x6b-byte stub that
- * calls _bt_getroot and tail-jumps into its split-off body at +0x1facb0,
- * which holds the first call site; _bt_first calls that body directly.
- * _bt_binsrch has no endbr64 and saves registers with movs after
- * sub rsp: the detour displaces push rbp; mov rbp,rsp; sub rsp,0x50.
+ * The facts a build row may give, KEY=VALUE with VALUE nvalues numbers
+ * separated by commas, and where they go.  Every number must be non-zero
+ * (zero means "not examined": leave the fact out instead) except the
+ * offset of a patch, which is 0 where a function has no endbr64.
  */
-static const Mutation mutations_19_rc1[] = {
-	{"rsi from r13, not the key", 0x1faaae, 3,
-	{0x4c, 0x89, 0xe6}, {0x4c, 0x89, 0xee}, 0, "rsi is not shown to be the entry rsi"},
-	{"rdi from another frame slot", 0x1faaaa, 4,
-	{0x48, 0x8b, 0x7d, 0xc0}, {0x48, 0x8b, 0x7d, 0xb8}, 0, "rdi is not shown to be the entry rdi"},
-	{"spill slot of rdi overwritten", 0x1faa90, 3,
-	{0x89, 0x45, 0xcc}, {0x89, 0x45, 0xc0}, 0, "rdi is not shown to be the entry rdi"},
-	{"rdx at the call is the key, not the page", 0x1faab3, 3,
-	{0x48, 0x89, 0xda}, {0x4c, 0x89, 0xe2}, 0, "rdx is not shown to be the page"},
-	{"edx cleared before use", 0x1faa10, 2,
-	{0x85, 0xd2}, {0x31, 0xd2}, 0, "clears rdx before reading it"},
-	{"reads ecx, a fourth argument", 0x1faab6, 3,
-	{0x41, 0x89, 0xc0}, {0x41, 0x89, 0xc8}, 0, "not one of the three arguments"},
-	{"BufferBlocks load re-pointed", 0x1faa22, 7,
-	{0x48, 0x03, 0x1d, 0xff, 0xbb, 0x89, 0x00}, {0x48, 0x03, 0x1d, 0x07, 0xbc, 0x89, 0x00}, 0,
-	"does not reference both BufferBlocks"},
-	{"lea of _bt_binsrch in _bt_first (address taken)", 0x1fbcce, 7,
-	{0x48, 0x8d, 0x15, 0x0b, 0x2c, 0x5f, 0x00}, {0}, 0x1faa00,
-	"is taken by the instruction at postgres+0x1fbcce"},
-	{"a third caller (_bt_binsrch_insert)", 0x1faff8, 5,
-	{0xe8, 0x43, 0xf6, 0xff, 0xff}, {0}, 0x1faa00,
-	"also reached by a call at postgres+0x1faff8"},
-	{"expected caller missing: _bt_first calls _bt_binsrch_insert instead", 0x1fbd3d, 5,
-	{0xe8, 0xbe, 0xec, 0xff, 0xff}, {0}, 0x1faf00, MISSING_CALLER},
-	{"expected caller missing: _bt_search's body calls _bt_binsrch_insert instead", 0x1fad31, 5,
-	{0xe8, 0xca, 0xfc, 0xff, 0xff}, {0}, 0x1faf00, MISSING_CALLER},
-	{"_bt_search's tail jump into its body goes to _bt_moveright instead", 0x1faee2, 5,
-	{0xe9, 0xc9, 0xfd, 0xff, 0xff}, {0}, 0x1fab50, MISSING_CALLER},
-	{"_bt_search's tail jump into its body goes to _bt_first's start (exported)", 0x1faee2, 5,
-	{0xe9, 0xc9, 0xfd, 0xff, 0xff}, {0}, 0x1fb3e0, MISSING_CALLER},
+typedef enum FactSlot
+{
+	SLOT_U64,
+	SLOT_SIZE,
+	SLOT_INT
+} FactSlot;
+
+typedef struct BuildFact
+{
+	const char *key;
+	int			nvalues;
+	bool		first_may_be_zero;
+	struct
+	{
+		size_t		offset;
+		FactSlot	slot;
+	}			values[3];
+} BuildFact;
+
+#define FACT_U64(field) {offsetof(KnownBuild, field), SLOT_U64}
+#define FACT_SIZE(field) {offsetof(KnownBuild, field), SLOT_SIZE}
+#define FACT_INT(field) {offsetof(KnownBuild, field), SLOT_INT}
+
+static const BuildFact build_facts[] = {
+	{"binsrch", 2, false, {FACT_U64(binsrch), FACT_SIZE(binsrch_size)}},
+	{"callsites", 2, false, {FACT_U64(callsite[0]), FACT_U64(callsite[1])}},
+	{"compare", 2, false, {FACT_U64(compare), FACT_SIZE(compare_size)}},
+	{"compare_maps", 1, false, {FACT_INT(compare_maps)}},
+	{"insert", 1, false, {FACT_U64(insert)}},
+	{"checkkeys", 1, false, {FACT_U64(checkkeys)}},
+	{"readpage", 3, false, {FACT_U64(readpage), FACT_SIZE(readpage_size), FACT_INT(readpage_calls)}},
+	{"binsrch_patch", 2, true, {FACT_SIZE(binsrch_patch[0]), FACT_SIZE(binsrch_patch[1])}},
+	{"compare_patch", 2, true, {FACT_SIZE(compare_patch[0]), FACT_SIZE(compare_patch[1])}},
+	{"insert_patch", 2, true, {FACT_SIZE(insert_patch[0]), FACT_SIZE(insert_patch[1])}},
+	{"checkkeys_patch", 2, true, {FACT_SIZE(checkkeys_patch[0]), FACT_SIZE(checkkeys_patch[1])}},
 };
+
+#undef FACT_U64
+#undef FACT_SIZE
+#undef FACT_INT
 
 #define LENGTHOF(a) ((int) (sizeof(a) / sizeof((a)[0])))
 
-static const KnownBuild known_builds[] = {
-	{"15.18-0+deb12u1", "44c007cfee140e4c25e8a434008096828e70a92c",
-		0x1b7cd0, 0x105, {0x1b8032, 0x1b902d}, 0x1b7970, 0x35f, {0, 6}, {0, 7}, 1,
-		0x1b81e0, {0, 6}, 0x1bd840, {0, 6},
-	mutations_15_18, LENGTHOF(mutations_15_18), 0x1b68e0, 0x638, 4,
-	readpage_mutations_15_18, LENGTHOF(readpage_mutations_15_18)},
-	{"15.20-0+deb12u1", "a6ade789dddc8ae8e6d07de24f7f2c32d0f38b1d",
-		0x1bc190, 0x105, {0, 0}, 0, 0, {0, 0}, {0, 0}, 0, 0, {0, 0}, 0, {0, 0}, NULL, 0},
-	{"17.12-0+deb13u1", "f7eaccb57ea91e4f0e07a11e45c65a199f347ace",
-		0x1d8140, 0x11e, {0x1d8462, 0x1d9606}, 0x1d7dc0, 0x379, {0, 6}, {4, 7}, 2,
-		0x1d85a0, {4, 6}, 0x1e0240, {4, 5},
-	mutations_17_12, LENGTHOF(mutations_17_12), 0x1d6d20, 0x8ab, 4,
-	readpage_mutations_17_12, LENGTHOF(readpage_mutations_17_12)},
-	{"18.6-3", "ad42a79eac3bca7a8c2cd9449bb9a7763c04b37b",
-		0x1ead20, 0x145, {0x1eb074, 0x1ebed6}, 0x1ea960, 0x3ba, {0, 8}, {4, 7}, 1,
-		0x1eb1c0, {4, 8}, 0x1f1990, {4, 5},
-	mutations_18_6, LENGTHOF(mutations_18_6), 0x1e9880, 0x9d3, 3,
-	readpage_mutations_18_6, LENGTHOF(readpage_mutations_18_6)},
-	/* _bt_checkkeys is static in 19 (nbtreadpage.c): no extent, no detour */
-	{"19~rc1-1", "19178757dfc7f89b76e966ecf78d867925d3ba13",
-		0x1faa00, 0x145, {0x1fad31, 0x1fbd3d}, 0x1fa640, 0x3b1, {0, 8}, {4, 7}, 1,
-		0x1faf00, {4, 8}, 0, {0, 0},
-	mutations_19_rc1, LENGTHOF(mutations_19_rc1), 0x1f7890, 0xa29, 3},
-};
+/* A C number (0x1b7cd0, 6) making up all of s */
+static bool
+parse_number(const char *s, uint64_t *out)
+{
+	char	   *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	*out = strtoull(s, &end, 0);
+	return *end == '\0';
+}
+
+/*
+ * Bytes in hex separated by single spaces ("4c 89 ee"), 1 to 8 of them.
+ * Returns how many, 0 if s is not that.
+ */
+static int
+parse_bytes(const char *s, unsigned char *out)
+{
+	int			n = 0;
+
+	for (;;)
+	{
+		if (n == 8 || !isxdigit((unsigned char) s[0]) || !isxdigit((unsigned char) s[1]))
+			return 0;
+		out[n++] = (unsigned char) strtoul((char[3]) {s[0], s[1], '\0'}, NULL, 16);
+		s += 2;
+		if (*s == '\0')
+			return n;
+		if (*s++ != ' ')
+			return 0;
+	}
+}
+
+/* One KEY=VALUE fact of a build row into kb; false (and why) if malformed */
+static bool
+parse_build_fact(char *fact, KnownBuild *kb, unsigned int *seen,
+				 char *why, size_t whylen)
+{
+	char	   *eq = strchr(fact, '=');
+	char	   *value;
+	int			i;
+	int			j;
+
+	if (eq == NULL)
+	{
+		snprintf(why, whylen, "\"%s\" is not KEY=VALUE", fact);
+		return false;
+	}
+	*eq = '\0';
+	for (i = 0; i < LENGTHOF(build_facts); i++)
+		if (strcmp(build_facts[i].key, fact) == 0)
+			break;
+	if (i == LENGTHOF(build_facts))
+	{
+		snprintf(why, whylen, "unknown fact \"%s\"", fact);
+		return false;
+	}
+	if (*seen & (1u << i))
+	{
+		snprintf(why, whylen, "fact \"%s\" given twice", fact);
+		return false;
+	}
+	*seen |= 1u << i;
+
+	value = eq + 1;
+	for (j = 0; j < build_facts[i].nvalues; j++)
+	{
+		char	   *num = strsep(&value, ",");
+		uint64_t	v;
+		char	   *field = (char *) kb + build_facts[i].values[j].offset;
+
+		if (num == NULL || !parse_number(num, &v) ||
+			(v == 0 && !(j == 0 && build_facts[i].first_may_be_zero)))
+		{
+			snprintf(why, whylen,
+					 "%s wants %d non-zero number(s) separated by commas%s",
+					 fact, build_facts[i].nvalues,
+					 build_facts[i].first_may_be_zero ? " (the first may be 0)" : "");
+			return false;
+		}
+		switch (build_facts[i].values[j].slot)
+		{
+			case SLOT_U64:
+				*(uint64_t *) field = v;
+				break;
+			case SLOT_SIZE:
+				*(size_t *) field = (size_t) v;
+				break;
+			case SLOT_INT:
+				*(int *) field = (int) v;
+				break;
+		}
+	}
+	if (value != NULL)
+	{
+		snprintf(why, whylen, "%s wants %d number(s), got more", fact,
+				 build_facts[i].nvalues);
+		return false;
+	}
+	return true;
+}
+
+/* A build row: NAME, BUILD-ID, FACT... (the fields after "build") */
+static bool
+parse_build_row(char **fields, int nfields, char *why, size_t whylen)
+{
+	KnownBuild	kb;
+	unsigned int seen = 0;
+	const char *c;
+	int			i;
+
+	if (nfields < 3)
+	{
+		snprintf(why, whylen, "a build row wants NAME, BUILD-ID and its facts");
+		return false;
+	}
+	memset(&kb, 0, sizeof(kb));
+	for (c = fields[1]; *c; c++)
+		if (!isdigit((unsigned char) *c) && (*c < 'a' || *c > 'f'))
+			break;
+	if (*c != '\0' || (c - fields[1]) % 2 != 0 || c - fields[1] < 16)
+	{
+		snprintf(why, whylen, "build-id \"%s\" is not lower-case hex bytes", fields[1]);
+		return false;
+	}
+	for (i = 0; i < nknown_builds; i++)
+		if (strcmp(known_builds[i].name, fields[0]) == 0 ||
+			strcmp(known_builds[i].build_id, fields[1]) == 0)
+		{
+			snprintf(why, whylen, "build %s or build-id %s listed twice",
+					 fields[0], fields[1]);
+			return false;
+		}
+	for (i = 2; i < nfields; i++)
+		if (!parse_build_fact(fields[i], &kb, &seen, why, whylen))
+			return false;
+	if (kb.binsrch == 0)
+	{
+		snprintf(why, whylen, "build %s has no binsrch=ADDR,SIZE", fields[0]);
+		return false;
+	}
+	kb.name = strdup(fields[0]);
+	kb.build_id = strdup(fields[1]);
+	known_builds = realloc(known_builds, (nknown_builds + 1) * sizeof(KnownBuild));
+	if (kb.name == NULL || kb.build_id == NULL || known_builds == NULL)
+	{
+		snprintf(why, whylen, "out of memory");
+		return false;
+	}
+	known_builds[nknown_builds++] = kb;
+	return true;
+}
+
+/*
+ * A mutation row: BUILD, PROOF, ADDR, ORIG, NEW, WHAT, REASON (the fields
+ * after "mutation"), appended to its build's mutations of that proof.
+ */
+static bool
+parse_mutation_row(char **fields, int nfields, char *why, size_t whylen)
+{
+	KnownBuild *kb = NULL;
+	Mutation	mu;
+	Mutation  **list;
+	int		   *n;
+	int			i;
+
+	if (nfields != 7)
+	{
+		snprintf(why, whylen, "a mutation row wants 7 fields after \"mutation\", not %d",
+				 nfields);
+		return false;
+	}
+	for (i = 0; i < nknown_builds; i++)
+		if (strcmp(known_builds[i].name, fields[0]) == 0)
+			kb = &known_builds[i];
+	if (kb == NULL)
+	{
+		snprintf(why, whylen, "no build row named %s above", fields[0]);
+		return false;
+	}
+	if (strcmp(fields[1], "_bt_binsrch") == 0)
+	{
+		list = &kb->mutations;
+		n = &kb->nmutations;
+	}
+	else if (strcmp(fields[1], "_bt_readpage") == 0)
+	{
+		list = &kb->readpage_mutations;
+		n = &kb->nreadpage_mutations;
+	}
+	else
+	{
+		snprintf(why, whylen, "proof \"%s\" is neither _bt_binsrch nor _bt_readpage",
+				 fields[1]);
+		return false;
+	}
+
+	memset(&mu, 0, sizeof(mu));
+	if (!parse_number(fields[2], &mu.vaddr) || mu.vaddr == 0)
+	{
+		snprintf(why, whylen, "address \"%s\" is not a non-zero number", fields[2]);
+		return false;
+	}
+	mu.len = parse_bytes(fields[3], mu.orig);
+	if (mu.len == 0)
+	{
+		snprintf(why, whylen, "original bytes \"%s\" are not 1 to 8 hex bytes", fields[3]);
+		return false;
+	}
+	if (strncmp(fields[4], "retarget ", 9) == 0)
+	{
+		if (!parse_number(fields[4] + 9, &mu.retarget) || mu.retarget == 0)
+		{
+			snprintf(why, whylen, "\"%s\" is not \"retarget ADDR\"", fields[4]);
+			return false;
+		}
+		if (mu.len < 5)
+		{
+			snprintf(why, whylen, "retarget wants an instruction of 5 bytes or more");
+			return false;
+		}
+	}
+	else if (parse_bytes(fields[4], mu.repl) != mu.len)
+	{
+		snprintf(why, whylen, "new bytes \"%s\" are not %d hex bytes nor \"retarget ADDR\"",
+				 fields[4], mu.len);
+		return false;
+	}
+	if (fields[5][0] == '\0' || fields[6][0] == '\0')
+	{
+		snprintf(why, whylen, "empty WHAT or REASON");
+		return false;
+	}
+	mu.what = strdup(fields[5]);
+	mu.reason = strdup(fields[6]);
+	*list = realloc(*list, (*n + 1) * sizeof(Mutation));
+	if (mu.what == NULL || mu.reason == NULL || *list == NULL)
+	{
+		snprintf(why, whylen, "out of memory");
+		return false;
+	}
+	(*list)[(*n)++] = mu;
+	return true;
+}
+
+/*
+ * Read the known builds from path (see the file's header comment for its
+ * form).  On any error returns false with why saying where; the builds
+ * read so far are then dropped.
+ */
+static bool
+read_known_builds(const char *path, char *why, size_t whylen)
+{
+	FILE	   *f = fopen(path, "r");
+	char	   *line = NULL;
+	size_t		cap = 0;
+	ssize_t		len;
+	int			lineno = 0;
+	bool		ok = true;
+
+	if (f == NULL)
+	{
+		snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
+		return false;
+	}
+	while (ok && (len = getline(&line, &cap, f)) >= 0)
+	{
+		char	   *fields[32];
+		int			nfields = 0;
+		char	   *rest = line;
+		char		rowwhy[512];
+
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (line[0] == '\0' || line[0] == '#')
+			continue;
+		do
+			fields[nfields++] = strsep(&rest, "\t");
+		while (rest != NULL && nfields < LENGTHOF(fields));
+		ok = false;
+		if (rest != NULL)
+			snprintf(rowwhy, sizeof(rowwhy), "more than %d fields", LENGTHOF(fields));
+		else if (strcmp(fields[0], "build") == 0)
+			ok = parse_build_row(fields + 1, nfields - 1, rowwhy, sizeof(rowwhy));
+		else if (strcmp(fields[0], "mutation") == 0)
+			ok = parse_mutation_row(fields + 1, nfields - 1, rowwhy, sizeof(rowwhy));
+		else
+			snprintf(rowwhy, sizeof(rowwhy), "a row is \"build\" or \"mutation\", not \"%s\"",
+					 fields[0]);
+		if (!ok)
+			snprintf(why, whylen, "%s line %d: %s", path, lineno, rowwhy);
+	}
+	if (ok && ferror(f))
+	{
+		snprintf(why, whylen, "reading %s failed", path);
+		ok = false;
+	}
+	else if (ok && nknown_builds == 0)
+	{
+		snprintf(why, whylen, "%s lists no build", path);
+		ok = false;
+	}
+	free(line);
+	fclose(f);
+	if (!ok)
+		nknown_builds = 0;
+	return ok;
+}
 
 static const KnownBuild *
 known_build(const char *build_id)
 {
 	int			i;
 
-	for (i = 0; i < LENGTHOF(known_builds); i++)
+	for (i = 0; i < nknown_builds; i++)
 		if (strcmp(known_builds[i].build_id, build_id) == 0)
 			return &known_builds[i];
 	return NULL;
@@ -1253,6 +1472,21 @@ mutation_bytes(const Mutation *mu, unsigned char *out)
 	}
 }
 
+/*
+ * Whether the len bytes at addr are in executable mappings: a mutation's
+ * address from known_builds.tsv is checked before its bytes are read.
+ */
+static bool
+in_code(uintptr_t addr, int len)
+{
+	char		first[8];
+	char		last[8];
+
+	perms_of((void *) addr, first);
+	perms_of((void *) (addr + len - 1), last);
+	return first[2] == 'x' && last[2] == 'x';
+}
+
 /* Run a known build's mutations on the mapped binary */
 static void
 mutation_tests(const char *path, const Mapped *m, const KnownBuild *kb)
@@ -1268,17 +1502,17 @@ mutation_tests(const char *path, const Mapped *m, const KnownBuild *kb)
 		uintptr_t	at = m->base + mu->vaddr;
 		unsigned char repl[8];
 
-		if (!check(memcmp((void *) at, mu->orig, mu->len) == 0,
+		if (!check(in_code(at, mu->len) && memcmp((void *) at, mu->orig, mu->len) == 0,
 				   "%s mutation \"%s\": original bytes as expected", kb->name, mu->what))
 			continue;
 		mutation_bytes(mu, repl);
 		poke(at, repl, mu->len);
-		ok = btjit_locate_binsrch_at(path, m->base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		ok = btjit_locate_binsrch_at(path, m->base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 		poke(at, mu->orig, mu->len);
 		check(!ok && strstr(why, mu->reason) != NULL,
 			  "%s mutation \"%s\" refused: %s", kb->name, mu->what, ok ? "(located!)" : why);
 	}
-	ok = btjit_locate_binsrch_at(path, m->base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m->base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	check(ok, "%s: located again after the mutations were undone", kb->name);
 
 	for (i = 0; i < kb->nreadpage_mutations; i++)
@@ -1288,7 +1522,7 @@ mutation_tests(const char *path, const Mapped *m, const KnownBuild *kb)
 		unsigned char repl[8];
 		BtjitReadpageLocation rp;
 
-		if (!check(memcmp((void *) at, mu->orig, mu->len) == 0,
+		if (!check(in_code(at, mu->len) && memcmp((void *) at, mu->orig, mu->len) == 0,
 				   "%s _bt_readpage mutation \"%s\": original bytes as expected",
 				   kb->name, mu->what))
 			continue;
@@ -1415,24 +1649,24 @@ real_detour_tests(const char *label, const Mapped *m, const BtjitLocation *loc,
 			  "%s: _bt_binsrch patched at +%zu, %zu bytes displaced (expected +%zu, %zu)",
 			  kb->name, d.patch_offset, d.displaced_len, kb->binsrch_patch[0], kb->binsrch_patch[1]);
 
-	if (check(loc->compare != 0 && loc->compare_size > 16,
+	if (check(exp_addr(loc, "_bt_compare") != 0 && exp_size(loc, "_bt_compare") > 16,
 			  "%s: exported _bt_compare with its extent: +%#lx, %#zx bytes", label,
-			  (unsigned long) (loc->compare - m->base), loc->compare_size))
+			  (unsigned long) (exp_addr(loc, "_bt_compare") - m->base), exp_size(loc, "_bt_compare")))
 	{
-		nmaps = mappings_touched(loc->compare, loc->compare_size);
+		nmaps = mappings_touched(exp_addr(loc, "_bt_compare"), exp_size(loc, "_bt_compare"));
 		if (kb && kb->compare_maps != 0)
 			check(nmaps == kb->compare_maps,
 				  "%s: with the _bt_binsrch detour in place, _bt_compare spans %d mapping(s) (expected %d)",
 				  kb->name, nmaps, kb->compare_maps);
 		else
 			printf("# with the _bt_binsrch detour in place, _bt_compare spans %d mapping(s)\n", nmaps);
-		memcpy(cbefore, (void *) loc->compare, sizeof(cbefore));
-		ok = btjit_detour_install((void *) loc->compare, loc->compare_size,
+		memcpy(cbefore, (void *) exp_addr(loc, "_bt_compare"), sizeof(cbefore));
+		ok = btjit_detour_install((void *) exp_addr(loc, "_bt_compare"), exp_size(loc, "_bt_compare"),
 								  (void *) dummy_replacement, &dc, why, sizeof(why));
 		if (check(ok, "%s: detour on the real _bt_compare, _bt_binsrch's kept: %s",
 				  label, ok ? dc.description : why))
 		{
-			check_detour_shape(label, "_bt_compare", &dc, loc->compare, cbefore);
+			check_detour_shape(label, "_bt_compare", &dc, exp_addr(loc, "_bt_compare"), cbefore);
 			if (kb && kb->compare_patch[1] != 0)
 				check(dc.patch_offset == kb->compare_patch[0] &&
 					  dc.displaced_len == kb->compare_patch[1],
@@ -1440,12 +1674,12 @@ real_detour_tests(const char *label, const Mapped *m, const BtjitLocation *loc,
 					  kb->name, dc.patch_offset, dc.displaced_len,
 					  kb->compare_patch[0], kb->compare_patch[1]);
 			ok = btjit_detour_remove(&dc, why, sizeof(why));
-			check(ok && memcmp(cbefore, (void *) loc->compare, sizeof(cbefore)) == 0,
+			check(ok && memcmp(cbefore, (void *) exp_addr(loc, "_bt_compare"), sizeof(cbefore)) == 0,
 				  "%s: _bt_compare detour removed, bytes restored", label);
 		}
 	}
 	real_exported_detour_test(label, m, kb, "_bt_binsrch_insert",
-							  loc->binsrch_insert, loc->binsrch_insert_size,
+							  exp_addr(loc, "_bt_binsrch_insert"), exp_size(loc, "_bt_binsrch_insert"),
 							  kb ? kb->insert : 0,
 							  kb ? kb->insert_patch : (const size_t[2]) {0, 0});
 	if (DEFAULT_MAJOR >= 19 && (kb == NULL || kb->checkkeys == 0))
@@ -1455,7 +1689,7 @@ real_detour_tests(const char *label, const Mapped *m, const BtjitLocation *loc,
 		 * now exported _bt_readpage): the locator must not report an extent
 		 * for it, and the binary must say why.
 		 */
-		check(loc->checkkeys == 0 && loc->checkkeys_size == 0 &&
+		check(exp_addr(loc, "_bt_checkkeys") == 0 && exp_size(loc, "_bt_checkkeys") == 0 &&
 			  sym_value(loc->binary_path, "_bt_checkkeys", SHT_DYNSYM) == 0 &&
 			  sym_value(loc->binary_path, "_bt_readpage", SHT_DYNSYM) != 0,
 			  "%s: _bt_checkkeys not exported (static in 19), _bt_readpage exported: no _bt_checkkeys extent reported",
@@ -1463,7 +1697,7 @@ real_detour_tests(const char *label, const Mapped *m, const BtjitLocation *loc,
 	}
 	else
 		real_exported_detour_test(label, m, kb, "_bt_checkkeys",
-								  loc->checkkeys, loc->checkkeys_size,
+								  exp_addr(loc, "_bt_checkkeys"), exp_size(loc, "_bt_checkkeys"),
 								  kb ? kb->checkkeys : 0,
 								  kb ? kb->checkkeys_patch : (const size_t[2]) {0, 0});
 	ok = btjit_detour_remove(&d, why, sizeof(why));
@@ -1503,7 +1737,7 @@ server_tests(const char *path, const char *label, bool is_primary)
 	{
 		double		t0 = now_ms();
 
-		ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 		if (now_ms() - t0 < best)
 			best = now_ms() - t0;
 		if (!ok)
@@ -1542,20 +1776,20 @@ server_tests(const char *path, const char *label, bool is_primary)
 	/* step 6, on the callers' side: each function reaches an indirect call */
 	check(strstr(loc.evidence, "; callers: it reaches an indirect call via ") != NULL,
 		  "%s: no caller of _bt_binsrch may expect less of it than the ABI", label);
-	check(loc.compare != 0 && loc.compare_refusal[0] == '\0' &&
+	check(exp_addr(&loc, "_bt_compare") != 0 && exp_refusal(&loc, "_bt_compare")[0] == '\0' &&
 		  strstr(loc.evidence, "; _bt_compare reaches an indirect call") != NULL,
 		  "%s: nor of _bt_compare: %s", label,
-		  loc.compare_refusal[0] ? loc.compare_refusal : "shown");
-	check(loc.binsrch_insert != 0 && loc.binsrch_insert_refusal[0] == '\0' &&
+		  exp_refusal(&loc, "_bt_compare")[0] ? exp_refusal(&loc, "_bt_compare") : "shown");
+	check(exp_addr(&loc, "_bt_binsrch_insert") != 0 && exp_refusal(&loc, "_bt_binsrch_insert")[0] == '\0' &&
 		  strstr(loc.evidence, "; _bt_binsrch_insert reaches an indirect call") != NULL,
 		  "%s: nor of _bt_binsrch_insert: %s", label,
-		  loc.binsrch_insert_refusal[0] ? loc.binsrch_insert_refusal : "shown");
-	check((loc.checkkeys != 0 && loc.checkkeys_refusal[0] == '\0' &&
+		  exp_refusal(&loc, "_bt_binsrch_insert")[0] ? exp_refusal(&loc, "_bt_binsrch_insert") : "shown");
+	check((exp_addr(&loc, "_bt_checkkeys") != 0 && exp_refusal(&loc, "_bt_checkkeys")[0] == '\0' &&
 		   strstr(loc.evidence, "; _bt_checkkeys reaches an indirect call") != NULL) ||
-		  (loc.checkkeys == 0 && sym_value(path, "_bt_checkkeys", SHT_DYNSYM) == 0 &&
-		   strstr(loc.checkkeys_refusal, "is not exported") != NULL),
+		  (exp_addr(&loc, "_bt_checkkeys") == 0 && sym_value(path, "_bt_checkkeys", SHT_DYNSYM) == 0 &&
+		   strstr(exp_refusal(&loc, "_bt_checkkeys"), "is not exported") != NULL),
 		  "%s: nor of _bt_checkkeys, where it is exported: %s", label,
-		  loc.checkkeys_refusal[0] ? loc.checkkeys_refusal : "shown");
+		  exp_refusal(&loc, "_bt_checkkeys")[0] ? exp_refusal(&loc, "_bt_checkkeys") : "shown");
 
 	kb = known_build(loc.build_id);
 	if (kb != NULL)
@@ -1574,7 +1808,7 @@ server_tests(const char *path, const char *label, bool is_primary)
 				  "%s: call sites postgres+%#lx and postgres+%#lx", kb->name,
 				  (unsigned long) kb->callsite[0], (unsigned long) kb->callsite[1]);
 		if (kb->compare != 0)
-			check(loc.compare - m.base == kb->compare && loc.compare_size == kb->compare_size,
+			check(exp_addr(&loc, "_bt_compare") - m.base == kb->compare && exp_size(&loc, "_bt_compare") == kb->compare_size,
 				  "%s: _bt_compare is postgres+%#lx, %#zx bytes", kb->name,
 				  (unsigned long) kb->compare, kb->compare_size);
 	}
@@ -1584,25 +1818,25 @@ server_tests(const char *path, const char *label, bool is_primary)
 			   loc.build_id);
 
 	/* fault hooks */
-	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_FAULT_WRONG_CALLER, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_FAULT_WRONG_CALLER), &loc, why, sizeof(why));
 	check(!ok && strstr(why, "WRONG_CALLER") && strstr(why, "_bt_binsrch_insert"),
 		  "%s: fault WRONG_CALLER fails: %s", label, why);
-	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_FAULT_TRUNCATED, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_FAULT_TRUNCATED), &loc, why, sizeof(why));
 	check(!ok && strstr(why, "TRUNCATED") && strstr(why, "decoded only partly"),
 		  "%s: fault TRUNCATED fails: %s", label, why);
-	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_FAULT_NO_CALLCONV, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_FAULT_NO_CALLCONV), &loc, why, sizeof(why));
 	check(!ok && strstr(why, "NO_CALLCONV") && strstr(why, "calling-convention proof"),
 		  "%s: fault NO_CALLCONV fails: %s", label, why);
 
 	/* a wrong load bias must be noticed, not decoded as garbage */
-	ok = btjit_locate_binsrch_at(path, m.base + 0x1000, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m.base + 0x1000, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	check(!ok && strstr(why, "bias"), "%s: wrong load bias refused: %s", label, why);
 
 	/* mutations of a known build */
 	if (kb != NULL && kb->nmutations > 0)
 		mutation_tests(path, &m, kb);
 
-	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	if (check(ok, "%s: located for the detour tests", label))
 		real_detour_tests(label, &m, &loc, kb);
 	munmap((void *) m.base, m.span);
@@ -1664,21 +1898,21 @@ machine_tests(const char *server)
 	if (check(write_bare_header(path, ELFCLASS64, ELFDATA2LSB, aarch64),
 			  "bare aarch64 ELF header written"))
 	{
-		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		ok = btjit_locate_binsrch_at(path, 0, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 		check(!ok && strstr(why, "aarch64") && strstr(why, "e_machine 183") &&
 			  strstr(why, "not x86-64"), "bare aarch64 header refused: %s", ok ? "(located!)" : why);
 	}
 	if (check(write_bare_header(path, ELFCLASS32, ELFDATA2LSB, 3),
 			  "bare i386 ELF header written"))
 	{
-		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		ok = btjit_locate_binsrch_at(path, 0, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 		check(!ok && strstr(why, "i386") && strstr(why, "not x86-64"),
 			  "bare i386 header refused: %s", ok ? "(located!)" : why);
 	}
 	if (check(write_bare_header(path, ELFCLASS64, ELFDATA2MSB, 0x1500),
 			  "bare big-endian (ppc64) ELF header written"))
 	{
-		ok = btjit_locate_binsrch_at(path, 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		ok = btjit_locate_binsrch_at(path, 0, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 		check(!ok && strstr(why, "big-endian"), "bare big-endian header refused: %s",
 			  ok ? "(located!)" : why);
 	}
@@ -1701,7 +1935,7 @@ machine_tests(const char *server)
 		unlink(path);
 		return;
 	}
-	ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	check(ok, "copy of the server located: %s", ok ? "yes" : why);
 	/* in place: the copy stays mapped, so it must not be truncated */
 	{
@@ -1715,7 +1949,7 @@ machine_tests(const char *server)
 	}
 	if (check(ok, "copy's e_machine set to EM_AARCH64, nothing else changed"))
 	{
-		ok = btjit_locate_binsrch_at(path, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+		ok = btjit_locate_binsrch_at(path, m.base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 		check(!ok && strstr(why, "aarch64") && strstr(why, "not x86-64"),
 			  "the same server marked aarch64 refused: %s", ok ? "(located!)" : why);
 	}
@@ -1748,7 +1982,7 @@ unknown_build_tests(const char *server)
 	printf("# locator on a build it has no table for\n");
 	if (!map_binary(server, &m))
 		return;					/* server_tests reported it */
-	if (btjit_locate_binsrch_at(server, m.base, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why)))
+	if (btjit_locate_binsrch_at(server, m.base, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why)))
 		for (; idlen < sizeof(id) && sscanf(loc.build_id + 2 * idlen, "%2hhx", &id[idlen]) == 1; idlen++)
 			;
 	munmap((void *) m.base, m.span);
@@ -1786,11 +2020,11 @@ locator_misc_tests(void)
 	bool		ok;
 
 	printf("# locator: refusals outside a server\n");
-	ok = btjit_locate_binsrch(BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch(req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	check(!ok && strstr(why, "_bt_search"), "this test program (via /proc/self/exe) is not a server: %s", why);
-	ok = btjit_locate_binsrch_at("/nonexistent/postgres", 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at("/nonexistent/postgres", 0, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	check(!ok && strstr(why, "cannot open"), "missing file refused: %s", why);
-	ok = btjit_locate_binsrch_at("/proc/self/maps", 0, BTJIT_LOCATE_NORMAL, &loc, why, sizeof(why));
+	ok = btjit_locate_binsrch_at("/proc/self/maps", 0, req(BTJIT_LOCATE_NORMAL), &loc, why, sizeof(why));
 	check(!ok && why[0] != '\0', "non-ELF file refused: %s", why);
 }
 
@@ -1799,6 +2033,9 @@ main(int argc, char **argv)
 {
 	const char *server = getenv("BTJIT_TEST_SERVER");
 	const char *other = getenv("BTJIT_TEST_OTHER_SERVER");
+	const char *builds = getenv("BTJIT_TEST_KNOWN_BUILDS");
+	char		builds_path[600];
+	char		why[2048];
 	ssize_t		n;
 	char	   *slash;
 
@@ -1812,6 +2049,17 @@ main(int argc, char **argv)
 	slash = strrchr(test_dir, '/');
 	if (slash)
 		*slash = '\0';
+
+	/* and so do the builds examined by hand, unless told otherwise */
+	if (builds == NULL)
+	{
+		snprintf(builds_path, sizeof(builds_path), "%s/known_builds.tsv", test_dir);
+		builds = builds_path;
+	}
+	if (read_known_builds(builds, why, sizeof(why)))
+		printf("# %d builds examined by hand, from %s\n", nknown_builds, builds);
+	else
+		check(false, "builds examined by hand read: %s", why);
 
 	detour_tests();
 	locator_misc_tests();

@@ -1,5 +1,5 @@
 --
--- Cross-type integer scan keys (issue 23): an (int2, int8, int4) index
+-- Cross-type integer scan keys: an (int2, int8, int4) index
 -- probed by values of the other integer types, as applications send them
 -- (int2 = int4, int8 = int4, int2 < int8, ...).  Every compiled path sees
 -- these keys: the page search and _bt_compare with the family's

@@ -1,24 +1,28 @@
 /*-------------------------------------------------------------------------
  *
- * leafread.c
- *	  The leaf read of a scan whose index has compiled scan-key checks
- *	  (PostgreSQL 15, 17 and 18): what _bt_readpage does, with the
- *	  compiled check called directly for each tuple and the matches saved
- *	  inline, and verify mode's comparison of it with the server's own.
+ * readpage.c
+ *	  The redirected _bt_readpage (PostgreSQL 15, 17 and 18): the leaf read
+ *	  of a scan whose index has compiled scan-key checks, implemented by the
+ *	  module, with the compiled check called directly for each tuple and
+ *	  the matches saved inline; its dispatcher; and verify mode's
+ *	  comparison of it with the server's own.
  *
  * The server's _bt_readpage reaches the compiled check through the
  * redirected _bt_checkkeys and its dispatcher, and saves each match
  * through _bt_saveitem: per tuple about 120 instructions of detour,
  * dispatch and call for a 30-instruction check.  This walk is the
  * server's, in the same order with the same outputs (src/README, "The
- * leaf read"); only the calls are gone.  The dispatcher (dispatch.c)
- * sends here only scans that are neither parallel nor with array keys.
+ * leaf read"); only the calls are gone.  The dispatcher sends here only
+ * scans that are neither parallel nor with array keys.
  *
  * Where every scan key bounds the index order (each is required in one
  * direction or the other), the tuples between two that pass every key
  * pass every key too: a long run of matches is found by testing the
  * page's last item, or by bisection, and saved without testing the tuples
  * inside it (src/README, "The page shortcut").
+ *
+ * This target has no compiled entry of its own (targetlist.h): it needs
+ * the check target's, and is redirected only after _bt_checkkeys.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,9 +33,51 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 
-#include "runtime/runtime.h"
+#include "targets/targets.h"
 
-#ifdef BTJIT_READPAGE_REDIRECTABLE
+/*
+ * What the locator must know to prove _bt_readpage's calling convention:
+ * these headers' signature.  On 15 it is (scan, dir, offnum), and
+ * _bt_checkkeys is handed &continuescan, a bool, as its fifth argument; on
+ * 17 and 18 (scan, dir, offnum, firstPage), and _bt_checkkeys is handed
+ * the page's BTReadPageState as its second.
+ */
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+const BtjitReadpageSignature btjit_readpage_signature = {4, 1, sizeof(BTReadPageState)};
+#else
+const BtjitReadpageSignature btjit_readpage_signature = {3, 4, sizeof(bool)};
+#endif
+
+#ifndef BTJIT_READPAGE_REDIRECTABLE
+const BtjitTargetImpl btjit_target_readpage = {0};
+#else
+
+/*
+ * The server's _bt_readpage through its stock entry; firstpage is 17 and
+ * 18's fourth argument, which 15 does not have.
+ */
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
+								 OffsetNumber offnum, bool firstPage);
+#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
+	((BtjitReadpageFn) btjit_module.stock[BTJIT_TARGET_READPAGE]) \
+		((scan), (dir), (offnum), (firstpage))
+static bool btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir,
+									uint32 offnum, bool firstPage);
+#else
+typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
+								 OffsetNumber offnum);
+#define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
+	((BtjitReadpageFn) btjit_module.stock[BTJIT_TARGET_READPAGE]) \
+		((scan), (dir), (offnum))
+static bool btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir,
+									uint32 offnum);
+#endif
+
+const BtjitTargetImpl btjit_target_readpage = {
+	.dispatcher = (void *) btjit_dispatch_readpage,
+};
+
 
 /* Item i: a heap TID of the tuple at offnum, and where its copy is */
 static inline void
@@ -162,82 +208,6 @@ leafread_keys_bound_one_run(BTScanOpaque so)
 }
 
 /*
- * Whether the item at offnum passes every scan key (dead or not).  On 17
- * and 18 the test gets a read state of its own that skips no key: the
- * page's may have the server's precheck or startikey set.
- */
-static inline bool
-leafread_passes(IndexScanDesc scan, Page page, OffsetNumber offnum, int natts,
-				ScanDirection dir, BtjitCheckEntryFn check, uint64 *counters)
-{
-	IndexTuple	itup = (IndexTuple) PageGetItem(page,
-												PageGetItemId(page, offnum));
-#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
-	BTReadPageState state;
-
-	memset(&state, 0, sizeof(state));
-#if PG_VERSION_NUM < 180000
-	state.dir = dir;
-#endif
-	state.page = page;
-	state.offnum = offnum;
-	state.continuescan = true;
-	return check(scan, itup, natts, (int) dir, &state.continuescan, counters);
-#else
-	bool		continuescan = true;
-
-	return check(scan, itup, natts, (int) dir, &continuescan, counters);
-#endif
-}
-
-/*
- * The furthest item from the walk's match 'from' towards the page's last
- * item 'last' (either direction) known to pass every scan key, 'from'
- * itself if none; and what the shortcut tries next.  First 'last' is
- * tested; if it fails, the next call bisects between its own match and
- * 'last', keeping a passing end and a failing one.  Every item between
- * two that pass passes too, when the keys bound one run.  'from' passed
- * the walk's test, which on 15 is of every key; on 17 and 18 the page's
- * read state may have skipped some, so there it is tested again.
- */
-static pg_noinline OffsetNumber
-leafread_run_end(IndexScanDesc scan, Page page, OffsetNumber from,
-				 OffsetNumber last, int natts, ScanDirection dir,
-				 BtjitCheckEntryFn check, uint64 *counters,
-				 LeafreadRunStage *stage)
-{
-	LeafreadRunStage tried = *stage;
-	int			passing = from;
-	int			failing = last;
-
-	*stage = LEAFREAD_RUN_DONE;
-	if (!leafread_keys_bound_one_run((BTScanOpaque) scan->opaque))
-		return from;
-#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
-	if (!leafread_passes(scan, page, from, natts, dir, check, counters))
-		return from;
-#endif
-	if (tried == LEAFREAD_TEST_LAST)
-	{
-		if (leafread_passes(scan, page, last, natts, dir, check, counters))
-			return last;
-		*stage = LEAFREAD_BISECT;
-		return from;
-	}
-	while (abs(failing - passing) > 1)
-	{
-		int			mid = (passing + failing) / 2;
-
-		if (leafread_passes(scan, page, (OffsetNumber) mid, natts, dir,
-							check, counters))
-			passing = mid;
-		else
-			failing = mid;
-	}
-	return (OffsetNumber) passing;
-}
-
-/*
  * One read of a leaf page: what the walk in either direction works with.
  * On 17 and 18 the compiled check is handed the continuescan of a
  * BTReadPageState set up as the server sets up its own: the check reads
@@ -262,6 +232,80 @@ typedef struct LeafreadPage
 #endif
 	bool	   *continuescan;	/* pstate's, or the caller's own (15) */
 } LeafreadPage;
+
+/*
+ * Whether the item at offnum passes every scan key (dead or not).  On 17
+ * and 18 the test gets a read state of its own that skips no key: the
+ * page's may have the server's precheck or startikey set.
+ */
+static inline bool
+leafread_passes(const LeafreadPage *lp, OffsetNumber offnum)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(lp->page,
+												PageGetItemId(lp->page, offnum));
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	BTReadPageState state;
+
+	memset(&state, 0, sizeof(state));
+#if PG_VERSION_NUM < 180000
+	state.dir = lp->dir;
+#endif
+	state.page = lp->page;
+	state.offnum = offnum;
+	state.continuescan = true;
+	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
+					 &state.continuescan, lp->counters);
+#else
+	bool		continuescan = true;
+
+	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir, &continuescan,
+					 lp->counters);
+#endif
+}
+
+/*
+ * The furthest item from the walk's match 'from' towards the page's last
+ * item 'last' (either direction) known to pass every scan key, 'from'
+ * itself if none; and what the shortcut tries next.  First 'last' is
+ * tested; if it fails, the next call bisects between its own match and
+ * 'last', keeping a passing end and a failing one.  Every item between
+ * two that pass passes too, when the keys bound one run.  'from' passed
+ * the walk's test, which on 15 is of every key; on 17 and 18 the page's
+ * read state may have skipped some, so there it is tested again.
+ */
+static pg_noinline OffsetNumber
+leafread_run_end(const LeafreadPage *lp, OffsetNumber from,
+				 OffsetNumber last, LeafreadRunStage *stage)
+{
+	LeafreadRunStage tried = *stage;
+	int			passing = from;
+	int			failing = last;
+
+	*stage = LEAFREAD_RUN_DONE;
+	if (!leafread_keys_bound_one_run(lp->so))
+		return from;
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+	if (!leafread_passes(lp, from))
+		return from;
+#endif
+	if (tried == LEAFREAD_TEST_LAST)
+	{
+		if (leafread_passes(lp, last))
+			return last;
+		*stage = LEAFREAD_BISECT;
+		return from;
+	}
+	while (abs(failing - passing) > 1)
+	{
+		int			mid = (passing + failing) / 2;
+
+		if (leafread_passes(lp, (OffsetNumber) mid))
+			passing = mid;
+		else
+			failing = mid;
+	}
+	return (OffsetNumber) passing;
+}
 
 /* The walk's test of the tuple at offnum, with the page's read state */
 static pg_attribute_always_inline bool
@@ -397,10 +441,9 @@ static pg_attribute_always_inline OffsetNumber
 leafread_take_run(LeafreadPage *lp, OffsetNumber offnum, bool forward,
 				  LeafreadRunStage *stage, int *shortcut_at, int *itemIndex)
 {
-	OffsetNumber end = leafread_run_end(lp->scan, lp->page, offnum,
+	OffsetNumber end = leafread_run_end(lp, offnum,
 										forward ? lp->maxoff : lp->minoff,
-										lp->natts, lp->dir, lp->check,
-										lp->counters, stage);
+										stage);
 
 	if (*stage == LEAFREAD_BISECT)
 		*shortcut_at = forward ? offnum + LEAFREAD_BISECT_AFTER :
@@ -531,7 +574,7 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
  * the compiled check; true if anything matched.  firstpage is 17 and 18's
  * argument (whether this is the first page the scan reads), false on 15.
  */
-bool
+static bool
 btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
 {
@@ -619,7 +662,7 @@ leafread_first_difference(const BTScanPosData *a, const BTScanPosData *b,
  * back and the server's _bt_readpage runs.  Every byte of the position and
  * of the saved tuples must then agree, and the server's result stands.
  */
-bool
+static bool
 btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 					  OffsetNumber offnum, bool firstpage,
 					  BtjitCheckEntryFn check, BtjitIndex *ix)
@@ -671,7 +714,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 						   ours->firstItem, ours->lastItem,
 						   difference ? difference : "the result",
 						   ix->signature),
-				 errhint("Set btree_jit.enabled = off to bypass the compiled code, and please report this.")));
+				 errhint(BTJIT_VERIFY_HINT)));
 	/* a read the module handed to the server compared it with itself */
 	if (ix->counts.jit_leafreads != leafreads_before)
 		ix->counts.verified_leafreads++;
@@ -686,4 +729,47 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 	return stock_result;
 }
 
+/*
+ * The redirected _bt_readpage (15, 17 and 18): the module's leaf read
+ * (leafread.c) for a scan whose index has compiled scan-key checks, else
+ * the original.  A parallel scan (the read hands the next page to another
+ * worker) and a scan with array keys keep the server's.  offnum arrives in
+ * 32 bits and is truncated here: gcc's callers leave the upper bits
+ * undefined (src/README, "Finding the leaf read").  17 and 18 add
+ * firstPage, a bool, of which the callee reads the low byte only.
+ */
+#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+static bool
+btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum,
+						bool firstpage)
+#else
+static bool
+btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
+#endif
+{
+	Relation	rel = scan->indexRelation;
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	BtjitSlot  *slot;
+#ifndef BTJIT_CHECKKEYS_READPAGE_STATE
+	bool		firstpage = false;	/* 15 has no such argument */
+#endif
+
+	if (!btjit_code_active || scan->parallel_scan != NULL ||
+		so->numArrayKeys != 0)
+		return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum,
+									firstpage);
+
+	slot = btjit_slot_for(rel);
+	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_CHECKKEYS)))
+	{
+		BtjitCheckEntryFn check = btjit_entry_CHECKKEYS(slot->entries);
+
+		if (likely(btjit_fast_ok))
+			return btjit_leafread(scan, dir, (OffsetNumber) offnum, firstpage,
+								  check, &slot->ix->counts);
+		return btjit_leafread_verify(scan, dir, (OffsetNumber) offnum,
+									 firstpage, check, slot->ix);
+	}
+	return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum, firstpage);
+}
 #endif							/* BTJIT_READPAGE_REDIRECTABLE */

@@ -1,28 +1,26 @@
 /*-------------------------------------------------------------------------
  *
- * binpatch_int.h
- *	  Private declarations shared by the parts of the locator: the image
- *	  under analysis, the per-call context, and each part's entry points.
+ * analysis.h
+ *	  The binary-analysis toolkit the locator (src/locate/) builds its
+ *	  proofs from: the image under analysis, the per-call context, and the
+ *	  proofs each file of this layer offers.
  *
- * The locator is split by job, each file calling only those below it:
- *	locate.c	the policy: which function is _bt_binsrch, and what
- *				evidence is enough; the public entry points
- *	callconv.c	the calling-convention proof (data flow over the candidate)
+ * Nothing here names a server function: which function is which, and what
+ * evidence is enough, is the locator's policy, one layer up, which hands
+ * the names and addresses down (CallconvClaim, below).  The files:
+ *	elf_image.c	reading the ELF file, its symbols and .eh_frame extents
+ *	callconv.c	the calling-convention proofs (data flow over a function)
  *	clobbers.c	the callers' side of it: nothing expected of a redirected
  *				function beyond the ABI
- *	readpage.c	finding _bt_readpage and proving its convention
- *	refsweep.c	every relocation and code reference to the candidate
- *	elf_image.c	reading the ELF file, its symbols and .eh_frame extents
+ *	refsweep.c	every relocation and code reference to a function
  *	messages.c	why the locator refuses (loc_fail), addresses by name
- * x86.h holds the instruction helpers it shares with redirect.c.  Nothing
+ * x86.h holds the instruction helpers shared with redirect.c.  Nothing
  * here is visible outside the module (see BTJIT_HIDDEN in x86.h).
- *
- * src/binpatch/binpatch_int.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef BTREE_JIT_BINPATCH_INT_H
-#define BTREE_JIT_BINPATCH_INT_H
+#ifndef BTREE_JIT_BINPATCH_ANALYSIS_H
+#define BTREE_JIT_BINPATCH_ANALYSIS_H
 
 #include <elf.h>
 #include <stdbool.h>
@@ -35,7 +33,7 @@
 
 #define MAX_SEGS			16
 #define MAX_CALLER_BYTES	(256 * 1024)	/* a sane upper bound for a caller */
-#define MAX_CAND_BYTES		8192	/* _bt_binsrch is a few hundred bytes */
+#define MAX_CAND_BYTES		8192	/* a page search is a few hundred bytes */
 #define MAX_CALLS			1024	/* direct calls in one caller group */
 #define MAX_BODIES			4	/* functions per caller group */
 #define MAX_CANDS			8
@@ -99,10 +97,6 @@ typedef struct LocCtx
 	size_t		whylen;
 	bool		failed;
 
-	uint64_t	bt_search;
-	uint64_t	bt_first;
-	uint64_t	bt_compare;
-	uint64_t	bt_binsrch_insert;
 	uint64_t	bufblocks;
 	uint64_t	localbufptrs;
 	size_t		bufblocks_symidx;
@@ -118,24 +112,6 @@ typedef struct LocCtx
 	uint64_t	lbp_refs[4];
 	int			nlbp_refs;
 } LocCtx;
-
-/* A direct call found in a caller */
-typedef struct CallSite
-{
-	uint64_t	site;
-	uint64_t	target;
-} CallSite;
-
-/* A caller and the local functions it jumps into (gcc's .part/.cold) */
-typedef struct Group
-{
-	const char *name;
-	uint64_t	start[MAX_BODIES];
-	uint64_t	end[MAX_BODIES];
-	int			nbodies;
-	CallSite	calls[MAX_CALLS];
-	int			ncalls;
-} Group;
 
 /* What the sweep (refsweep.c) found at a reference to the candidate */
 typedef enum RefKind
@@ -154,7 +130,7 @@ typedef struct Ref
 	RefKind		kind;
 } Ref;
 
-/* locate.c: messages */
+/* messages.c */
 #ifdef __GNUC__
 __attribute__((format(printf, 2, 3)))
 #endif
@@ -178,29 +154,46 @@ extern BTJIT_HIDDEN ssize_t fde_le(const Image *img, uint64_t vaddr);
 extern BTJIT_HIDDEN const Fde *fde_starting_at(const Image *img, uint64_t vaddr);
 
 /* callconv.c */
-extern BTJIT_HIDDEN bool prove_callconv(LocCtx *cx, uint64_t start, uint64_t end,
-										char *desc, size_t desclen);
+
+/* The two shapes of calling convention a proof can show */
+typedef enum CallconvShape
+{
+	/*
+	 * (pointer, pointer, Buffer): at each call to the witness, the entry
+	 * rdi and rsi, and the page of the entry Buffer
+	 */
+	CC_PAGE_SEARCH,
+	/*
+	 * nargs integer arguments, the first handed whole to the witness;
+	 * witness and frame_callee may be given an object in our frame
+	 */
+	CC_FRAME_WITNESS
+} CallconvShape;
 
 /*
- * What prove_readpage_callconv is told of _bt_readpage and of the exported
- * function that witnesses its first argument (_bt_checkkeys): from the
- * server headers the caller was built against, never from the binary.
+ * What a proof is told of the function and of the exported function that
+ * witnesses its arguments: from the server headers the caller was built
+ * against, never from the binary; the names are for messages.
  */
-typedef struct ReadpageProto
+typedef struct CallconvClaim
 {
-	int			nargs;			/* integer arguments: 3 (15) or 4 (17 on) */
-	uint64_t	witness;		/* _bt_checkkeys: its first argument is scan */
-	uint64_t	frame_callee;	/* another function given the same object
-								 * (18's _bt_set_startikey), or 0 */
+	CallconvShape shape;
+	const char *subject;		/* the function proven */
+	const char *witness_name;
+	uint64_t	witness;		/* vaddr of the exported witness */
+	const char *arg_types[2];	/* what entry rdi, rsi are */
+	/* CC_FRAME_WITNESS only: */
+	int			nargs;			/* integer arguments: 3 or 4 */
+	uint64_t	frame_callee;	/* another function given the same object,
+								 * or 0 */
 	int			frame_arg;		/* which of their arguments may point into the
-								 * caller's frame (continuescan, pstate) */
+								 * caller's frame */
 	int32_t		frame_size;		/* ... and how many bytes they may write there */
-} ReadpageProto;
+} CallconvClaim;
 
-extern BTJIT_HIDDEN bool prove_readpage_callconv(LocCtx *cx, uint64_t start,
-												 uint64_t end,
-												 const ReadpageProto *proto,
-												 char *desc, size_t desclen);
+extern BTJIT_HIDDEN bool prove_callconv(LocCtx *cx, uint64_t start, uint64_t end,
+										const CallconvClaim *claim,
+										char *desc, size_t desclen);
 
 /* clobbers.c */
 extern BTJIT_HIDDEN bool prove_clobbers_all(LocCtx *cx, uint64_t fn, char *desc,
@@ -212,4 +205,4 @@ extern BTJIT_HIDDEN bool scan_relocs(LocCtx *cx, uint64_t cand, int *ntaken,
 extern BTJIT_HIDDEN bool sweep_refs(LocCtx *cx, uint64_t cand, Ref *refs, int *nrefs,
 									int *nhits_out, uint64_t *nbytes);
 
-#endif							/* BTREE_JIT_BINPATCH_INT_H */
+#endif							/* BTREE_JIT_BINPATCH_ANALYSIS_H */

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * locate.c
+ * binsrch.c
  *	  Find the static function _bt_binsrch in the running, stripped server
  *	  binary, and prove that it has the calling convention
  *	  (Relation, BTScanInsert, Buffer) -> OffsetNumber before anybody
@@ -40,16 +40,16 @@
  * will run and what will be patched; the ELF tables come from the file.
  * Anything unexpected makes us refuse, with the reason in why[].
  *
- * This file holds that policy (steps 1-3 and 5's verdict) and the public
- * entry points; the parts it relies on are in elf_image.c (the ELF file and
+ * This file holds that policy (steps 1-3 and 5's verdict, the names of
+ * every function involved) and the public entry points; the analysis it
+ * relies on is src/binpatch/'s (analysis.h): elf_image.c (the ELF file and
  * its .eh_frame extents), callconv.c (step 4), refsweep.c (the references
- * of step 5) and clobbers.c (step 6), with messages.c for the reasons,
- * sharing binpatch_int.h.
+ * of step 5) and clobbers.c (step 6), with messages.c for the reasons.
  *
  * Plain C over <elf.h> and Zydis, with no PostgreSQL headers, so that
  * test/patcher can run it against any server binary outside a server.
  *
- * src/locate.c
+ * src/locate/binsrch.c
  *
  *-------------------------------------------------------------------------
  */
@@ -66,7 +66,26 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "binpatch_int.h"
+#include "binpatch/analysis.h"
+#include "locate.h"
+
+/* A direct call found in a caller */
+typedef struct CallSite
+{
+	uint64_t	site;
+	uint64_t	target;
+} CallSite;
+
+/* A caller and the local functions it jumps into (gcc's .part/.cold) */
+typedef struct Group
+{
+	const char *name;
+	uint64_t	start[MAX_BODIES];
+	uint64_t	end[MAX_BODIES];
+	int			nbodies;
+	CallSite	calls[MAX_CALLS];
+	int			ncalls;
+} Group;
 
 /* Append to a fixed buffer, never overflowing it */
 #ifdef __GNUC__
@@ -209,6 +228,10 @@ body_calls(LocCtx *cx, uint64_t start, uint64_t end, uint64_t target)
  */
 typedef struct Ident
 {
+	uint64_t	bt_search;		/* the exported functions of step 1 */
+	uint64_t	bt_first;
+	uint64_t	bt_compare;
+	uint64_t	bt_binsrch_insert;
 	Group	   *ga;				/* _bt_search and the local bodies it enters */
 	Group	   *gb;				/* _bt_first (another caller, on purpose) */
 	const char *second_name;
@@ -252,9 +275,9 @@ resolve(LocCtx *cx, const char *name, uint64_t *addr, size_t *idx, bool func)
 static bool
 resolve_symbols(LocCtx *cx, Ident *id)
 {
-	if (!resolve(cx, "_bt_search", &cx->bt_search, NULL, true) ||
-		!resolve(cx, "_bt_first", &cx->bt_first, NULL, true) ||
-		!resolve(cx, "_bt_compare", &cx->bt_compare, NULL, true) ||
+	if (!resolve(cx, "_bt_search", &id->bt_search, NULL, true) ||
+		!resolve(cx, "_bt_first", &id->bt_first, NULL, true) ||
+		!resolve(cx, "_bt_compare", &id->bt_compare, NULL, true) ||
 		!resolve(cx, "BufferBlocks", &cx->bufblocks, &cx->bufblocks_symidx, false) ||
 		!resolve(cx, "LocalBufferBlockPointers", &cx->localbufptrs,
 				 &cx->localbufptrs_symidx, false))
@@ -263,13 +286,13 @@ resolve_symbols(LocCtx *cx, Ident *id)
 	cx->lbp_refs[cx->nlbp_refs++] = cx->localbufptrs;
 
 	id->second_name = "_bt_first";
-	id->second = cx->bt_first;
+	id->second = id->bt_first;
 	if (cx->fault == BTJIT_LOCATE_FAULT_WRONG_CALLER)
 	{
-		if (!resolve(cx, "_bt_binsrch_insert", &cx->bt_binsrch_insert, NULL, true))
+		if (!resolve(cx, "_bt_binsrch_insert", &id->bt_binsrch_insert, NULL, true))
 			return false;
 		id->second_name = "_bt_binsrch_insert";
-		id->second = cx->bt_binsrch_insert;
+		id->second = id->bt_binsrch_insert;
 	}
 	return true;
 }
@@ -318,7 +341,7 @@ find_candidate(LocCtx *cx, Ident *id)
 		}
 		if ((cf = fde_starting_at(&cx->img, t)) == NULL)
 			continue;
-		if (!body_calls(cx, cf->start, cf->end, cx->bt_compare))
+		if (!body_calls(cx, cf->start, cf->end, id->bt_compare))
 			continue;
 		if (ncands < MAX_CANDS)
 			cands[ncands++] = t;
@@ -352,10 +375,18 @@ static bool
 check_candidate(LocCtx *cx, Ident *id)
 {
 	char		nb[64];
+	const CallconvClaim claim = {
+		.shape = CC_PAGE_SEARCH,
+		.subject = "_bt_binsrch",
+		.witness_name = "_bt_compare",
+		.witness = id->bt_compare,
+		.arg_types = {"Relation", "BTScanInsert"},
+	};
 
 	if (!scan_relocs(cx, id->cand, &id->ntaken, &id->nrelocs))
 		return false;
-	if (!prove_callconv(cx, id->cf->start, id->cf->end, id->proof, sizeof(id->proof)))
+	if (!prove_callconv(cx, id->cf->start, id->cf->end, &claim,
+						id->proof, sizeof(id->proof)))
 		return false;
 	if (id->ntaken > 0)
 		return loc_fail(cx, "the address of %s is taken (%d relocation%s store it): calls through pointers would be missed",
@@ -503,20 +534,34 @@ fill_location(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 }
 
 /*
- * The exported functions, after the evidence text for _bt_binsrch: each is
- * exported, so its own side of the calling convention is its prototype;
- * its callers' side is step 6.
+ * The exported functions requested, after the evidence text for
+ * _bt_binsrch: each is exported, so its own side of the calling convention
+ * is its prototype; its callers' side is step 6.
  */
 static void
-fill_exported(LocCtx *cx, BtjitLocation *loc)
+fill_exported(LocCtx *cx, const BtjitLocateRequest *request,
+			  BtjitLocation *loc)
 {
-	exported_target(cx, "_bt_compare", &loc->compare, &loc->compare_size,
-					loc->compare_refusal, sizeof(loc->compare_refusal), loc);
-	exported_target(cx, "_bt_binsrch_insert", &loc->binsrch_insert,
-					&loc->binsrch_insert_size, loc->binsrch_insert_refusal,
-					sizeof(loc->binsrch_insert_refusal), loc);
-	exported_target(cx, "_bt_checkkeys", &loc->checkkeys, &loc->checkkeys_size,
-					loc->checkkeys_refusal, sizeof(loc->checkkeys_refusal), loc);
+	loc->nexported = request->nexported < BTJIT_MAX_EXPORTED ?
+		request->nexported : BTJIT_MAX_EXPORTED;
+	for (int i = 0; i < loc->nexported; i++)
+	{
+		BtjitExportedLocation *e = &loc->exported[i];
+
+		e->name = request->exported[i];
+		exported_target(cx, e->name, &e->addr, &e->size, e->refusal,
+						sizeof(e->refusal), loc);
+	}
+}
+
+/* The location of an exported function requested by name (locate.h) */
+const BtjitExportedLocation *
+btjit_location_exported(const BtjitLocation *loc, const char *name)
+{
+	for (int i = 0; i < loc->nexported; i++)
+		if (strcmp(loc->exported[i].name, name) == 0)
+			return &loc->exported[i];
+	return NULL;
 }
 
 /* The evidence text for the status row: what each step found */
@@ -552,7 +597,8 @@ write_evidence(LocCtx *cx, const Ident *id, BtjitLocation *loc)
  * steps in the file header comment, in order.  Fills loc on success.
  */
 static bool
-locate_common(LocCtx *cx, BtjitLocation *loc)
+locate_common(LocCtx *cx, const BtjitLocateRequest *request,
+			  BtjitLocation *loc)
 {
 	Ident	   *id;
 	bool		ok = false;
@@ -573,7 +619,7 @@ locate_common(LocCtx *cx, BtjitLocation *loc)
 		goto done;
 	}
 	/* step 2: decode both callers, collecting their direct calls */
-	if (!scan_group(cx, id->ga, cx->bt_search, "_bt_search") ||
+	if (!scan_group(cx, id->ga, id->bt_search, "_bt_search") ||
 		!scan_group(cx, id->gb, id->second, id->second_name))
 		goto done;
 	if (!find_candidate(cx, id) ||
@@ -587,7 +633,7 @@ locate_common(LocCtx *cx, BtjitLocation *loc)
 
 	fill_location(cx, id, loc);
 	write_evidence(cx, id, loc);
-	fill_exported(cx, loc);
+	fill_exported(cx, request, loc);
 	ok = true;
 
 done:
@@ -599,10 +645,11 @@ done:
 
 /* Start a locate call: empty context and result, the decoder set up */
 static void
-ctx_init(LocCtx *cx, BtjitLocateFault fault, BtjitLocation *loc, char *why, size_t whylen)
+ctx_init(LocCtx *cx, const BtjitLocateRequest *request, BtjitLocation *loc,
+		 char *why, size_t whylen)
 {
 	memset(cx, 0, sizeof(*cx));
-	cx->fault = fault;
+	cx->fault = request->fault;
 	cx->why = why;
 	cx->whylen = whylen;
 	if (why && whylen)
@@ -638,12 +685,12 @@ main_program_cb(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * Find _bt_binsrch in the running program (see binpatch.h).  The binary is
+ * Find _bt_binsrch in the running program (see locate.h).  The binary is
  * read through /proc/self/exe; its load bias comes from dl_iterate_phdr,
  * cross-checked with the auxiliary vector and the program headers.
  */
 bool
-btjit_locate_binsrch(BtjitLocateFault fault, BtjitLocation *loc,
+btjit_locate_binsrch(const BtjitLocateRequest *request, BtjitLocation *loc,
 					 char *why, size_t whylen)
 {
 	LocCtx		cx;
@@ -651,7 +698,7 @@ btjit_locate_binsrch(BtjitLocateFault fault, BtjitLocation *loc,
 	ssize_t		n;
 	bool		ok = false;
 
-	ctx_init(&cx, fault, loc, why, whylen);
+	ctx_init(&cx, request, loc, why, whylen);
 
 #if !defined(__x86_64__)
 	/* the running server is not x86-64 code; the image check would say so */
@@ -682,26 +729,26 @@ btjit_locate_binsrch(BtjitLocateFault fault, BtjitLocation *loc,
 	}
 	if (!check_bias(&cx))
 		goto done;
-	ok = locate_common(&cx, loc);
+	ok = locate_common(&cx, request, loc);
 
 done:
 	image_close(&cx.img);
 	return ok;
 }
 
-/* The same analysis on a binary the caller has mapped (see binpatch.h) */
+/* The same analysis on a binary the caller has mapped (see locate.h) */
 bool
 btjit_locate_binsrch_at(const char *path, uintptr_t load_bias,
-						BtjitLocateFault fault, BtjitLocation *loc,
-						char *why, size_t whylen)
+						const BtjitLocateRequest *request,
+						BtjitLocation *loc, char *why, size_t whylen)
 {
 	LocCtx		cx;
 	bool		ok = false;
 
-	ctx_init(&cx, fault, loc, why, whylen);
+	ctx_init(&cx, request, loc, why, whylen);
 	snprintf(loc->binary_path, sizeof(loc->binary_path), "%s", path);
 	if (image_open(&cx, loc->binary_path, path, load_bias) && check_bias(&cx))
-		ok = locate_common(&cx, loc);
+		ok = locate_common(&cx, request, loc);
 	image_close(&cx.img);
 	return ok;
 }

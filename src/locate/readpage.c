@@ -19,14 +19,14 @@
  *	   in _bt_first or in a function _bt_first calls directly.
  *	4. Its callers expect of it no more than the ABI (clobbers.c).
  *	5. It takes the signature's arguments in the SysV registers
- *	   (prove_readpage_callconv in callconv.c, with _bt_checkkeys as the
+ *	   (binpatch/callconv.c's CC_FRAME_WITNESS proof, with _bt_checkkeys as the
  *	   witness of its first argument).
  * On 19 step 1 finds _bt_readpage exported, and steps 3 and 4 still run;
  * step 5 does not, an exported function's convention being its prototype.
  *
- * Plain C over Zydis, no PostgreSQL headers (see binpatch.h).
+ * Plain C over Zydis, no PostgreSQL headers (see locate.h).
  *
- * src/binpatch/readpage.c
+ * src/locate/readpage.c
  *
  *-------------------------------------------------------------------------
  */
@@ -34,7 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binpatch_int.h"
+#include "binpatch/analysis.h"
+#include "locate.h"
 
 /* Append to a fixed buffer, never overflowing it */
 static void
@@ -168,7 +169,7 @@ readpage_references(LocCtx *cx, uint64_t cand, uint64_t bt_first,
 	return true;
 }
 
-/* Find _bt_readpage in a mapped binary (see binpatch.h) */
+/* Find _bt_readpage in a mapped binary (see locate.h) */
 bool
 btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 						 const BtjitReadpageSignature *sig,
@@ -241,7 +242,12 @@ btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 		snprintf(conv, sizeof(conv), "exported, so its prototype");
 	else
 	{
-		ReadpageProto proto;
+		CallconvClaim proto = {
+			.shape = CC_FRAME_WITNESS,
+			.subject = "_bt_readpage",
+			.witness_name = "_bt_checkkeys",
+			.arg_types = {"IndexScanDesc", "ScanDirection"},
+		};
 
 		proto.nargs = sig->nargs;
 		proto.witness = checkkeys;
@@ -255,8 +261,8 @@ btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 			sym->st_value : 0;
 		proto.frame_arg = sig->checkkeys_frame_arg;
 		proto.frame_size = (int32_t) sig->checkkeys_frame_size;
-		if (!prove_readpage_callconv(&cx, cf->start, cf->end, &proto,
-									 conv, sizeof(conv)))
+		if (!prove_callconv(&cx, cf->start, cf->end, &proto,
+							conv, sizeof(conv)))
 			goto done;
 	}
 

@@ -1,0 +1,72 @@
+/*-------------------------------------------------------------------------
+ *
+ * targetlist.h
+ *	  The server functions the module redirects, one row each.
+ *
+ * Everything that exists once per redirected function is generated from
+ * this list (src/include/target.h): the BtjitTarget enum, the entry arrays
+ * of a compiled shape, of an index's state and of the dispatcher's slot,
+ * the symbols of a compiled object, the per-index counters, the stock entry
+ * points start-up keeps, and the start-up line.  Adding a redirected
+ * function is a row here, a file in src/targets/ (its dispatcher, verify
+ * routine, declined path, and its implementation where the module has one),
+ * the template's entry if it is compiled, and a test.
+ *
+ * As in PostgreSQL's rmgrlist.h, there is no include guard: the includer
+ * defines BTJIT_TARGET to pick the columns it needs, includes this file,
+ * and undefines it.  The order of the rows is the enum's order, and must
+ * keep each row after the rows it requires.
+ *
+ * Columns:
+ *	id				BTJIT_TARGET_<id>
+ *	name			lower-case name: btjit_<name>_replacement() in
+ *					src/targets/<name>.c; jit_<counter> below
+ *	symbol			the server function
+ *	locate			how start-up finds it (BtjitLocateRule, target.h)
+ *	prereq			the target that must be redirected first (or NONE)
+ *	template_entry	the bitcode template's function compiled for it, or
+ *					NULL when the module implements it in C (the leaf read
+ *					calls the compiled check)
+ *	object_prefix,	its symbol in a compiled object is prefix + the
+ *	object_suffix	object key + suffix
+ *	declined		the module's callback a compiled entry hands a call
+ *					it declines to (code_abi.h; compiled code calls it by
+ *					name), or NULL
+ *	entry_type		the compiled entry's type (code_abi.h)
+ *	counter			its per-index counters: jit_<counter> (calls the
+ *					compiled code or the module answered) and
+ *					verified_<counter> (of those, compared with the
+ *					server's under verify)
+ *	first_major,	the majors in which the server has it in the form the
+ *	last_major		module replaces
+ *	consequence		what runs the server's code when it is not redirected
+ *
+ *-------------------------------------------------------------------------
+ */
+
+/* id, name, symbol, locate, prereq,
+ * template_entry, object_prefix, object_suffix, declined, entry_type, counter,
+ * first_major, last_major, consequence */
+BTJIT_TARGET(BINSRCH, binsrch, "_bt_binsrch", BTJIT_LOCATE_CALLEE_GROUP, NONE,
+			 "btjit_entry", "btjit_entry_", "", "btjit_declined", BtjitEntryFn, searches,
+			 15, 19,
+			 "Every B-tree page search uses the server's own code.")
+BTJIT_TARGET(COMPARE, compare, "_bt_compare", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 "btjit_compare_entry", "btjit_search_", "_cmp", "btjit_compare_declined",
+			 BtjitCompareEntryFn, compares,
+			 15, 19,
+			 "Page searches use compiled code; other comparisons use the server's own.")
+BTJIT_TARGET(INSERT, insert, "_bt_binsrch_insert", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 "btjit_insert_entry", "btjit_search_", "_ins", "btjit_insert_declined",
+			 BtjitInsertEntryFn, inserts,
+			 15, 19,
+			 "Insertions search their leaf page with the server's own code.")
+BTJIT_TARGET(CHECKKEYS, checkkeys, "_bt_checkkeys", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 "btjit_check_entry", "btjit_search_", "_chk", "btjit_check_declined",
+			 BtjitCheckEntryFn, checks,
+			 15, 18,
+			 "Scans test their keys with the server's own code.")
+BTJIT_TARGET(READPAGE, readpage, "_bt_readpage", BTJIT_LOCATE_CALLER_OF_EXPORTED, CHECKKEYS,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, leafreads,
+			 15, 18,
+			 "Scans read their leaf pages with the server's own code.")

@@ -1,0 +1,252 @@
+/*-------------------------------------------------------------------------
+ *
+ * checkkeys.c
+ *	  The redirected _bt_checkkeys: the scan-key test of every tuple a scan
+ *	  reads, on the compiled checks of an index that has them.
+ *
+ * 15 exports (scan, tuple, tupnatts, dir, &continuescan); 17 and 18
+ * export (scan, pstate, arrayKeys, tuple, tupnatts), the result going to
+ * pstate->continuescan (pg_compat.h).  19 made it static inside
+ * _bt_readpage: there this target is not redirected, and the declined
+ * callback, which compiled code may still name, is never reached.  Called
+ * once per tuple a scan reads, so an index without compiled code costs
+ * one slot test.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/rel.h"
+
+#include "targets/targets.h"
+
+/* The server's _bt_checkkeys, through its detour's trampoline. */
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan,
+								  BTReadPageState *pstate, bool arrayKeys,
+								  IndexTuple tuple, int tupnatts);
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
+typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, IndexTuple tuple,
+								  int tupnatts, ScanDirection dir,
+								  bool *continuescan);
+#endif
+#define BTJIT_STOCK_CHECK \
+	((BtjitCheckkeysFn) btjit_module.stock[BTJIT_TARGET_CHECKKEYS])
+
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+static bool btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
+								 bool arrayKeys, IndexTuple tuple,
+								 int tupnatts);
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
+static bool btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple,
+								 int tupnatts, ScanDirection dir,
+								 bool *continuescan);
+#endif
+
+const BtjitTargetImpl btjit_target_checkkeys = {
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
+	.dispatcher = (void *) btjit_dispatch_check,
+#endif
+	.declined = (void *) btjit_check_declined,
+};
+
+#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
+/* What a scan-key check answered: its result and continuescan. */
+typedef struct BtjitCheckAnswer
+{
+	bool		result;
+	bool		continuescan;
+} BtjitCheckAnswer;
+
+/* verify found a compiled scan-key check that differs: raise the error */
+static pg_noinline void
+btjit_report_check_mismatch(IndexScanDesc scan, int tupnatts,
+							ScanDirection dir, const BtjitIndex *ix,
+							BtjitCheckAnswer stock, BtjitCheckAnswer jit)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("btree_jit: compiled scan-key check in index \"%s\" differs from the server's own",
+					RelationGetRelationName(scan->indexRelation)),
+			 errdetail("_bt_checkkeys returned %s with continuescan %s, compiled code returned %s with continuescan %s; %d scan keys, %d tuple attributes, %s scan; shape %s.",
+					   stock.result ? "true" : "false",
+					   stock.continuescan ? "true" : "false",
+					   jit.result ? "true" : "false",
+					   jit.continuescan ? "true" : "false",
+					   so->numberOfKeys, tupnatts,
+					   ScanDirectionIsBackward(dir) ? "backward" : "forward",
+					   ix->signature),
+			 errhint(BTJIT_VERIFY_HINT)));
+}
+#endif
+
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+/*
+ * The redirected _bt_checkkeys (PostgreSQL 17 and 18): the compiled
+ * scan-key checks of an index that has them, for a scan without array
+ * keys; else the original.  Called once per tuple a scan reads, so an
+ * index without compiled code costs one slot test, as for the compare.
+ *
+ * For a scan without arrays the server's function is _bt_check_compare
+ * over the scan's keys, whose only output besides its result is
+ * pstate->continuescan.  It may skip keys the page's tuples are known to
+ * satisfy (17: pstate->prechecked and firstmatch; 18: the keys before
+ * pstate->startikey); the compiled check reads the same fields from the
+ * pstate and skips the same keys (src/README, "Scan-key checks").  A scan
+ * with array keys (18's skip arrays included) advances them inside the
+ * server's function: never compiled, whatever arrayKeys says for this
+ * call.
+ *
+ * The compiled check is always given &pstate->continuescan of a
+ * BTReadPageState (the scan's, or verify's copy of it): the compiled code
+ * reads the precheck fields next to it, and a declined call finds its
+ * pstate again (btjit_check_declined).
+ */
+static pg_noinline bool btjit_verify_check(IndexScanDesc scan,
+										   BTReadPageState *pstate,
+										   IndexTuple tuple, int tupnatts,
+										   BtjitIndex *ix);
+
+static bool
+btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
+					 bool arrayKeys, IndexTuple tuple, int tupnatts)
+{
+	Relation	rel = scan->indexRelation;
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	BtjitSlot  *slot;
+
+	if (!btjit_code_active || arrayKeys || so->numArrayKeys != 0)
+		return BTJIT_STOCK_CHECK(scan, pstate, arrayKeys, tuple,
+										tupnatts);
+
+	slot = btjit_slot_for(rel);
+	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_CHECKKEYS)))
+	{
+		if (likely(btjit_fast_ok))
+			return btjit_entry_CHECKKEYS(slot->entries)(scan, tuple, tupnatts,
+								   (int) BTJIT_READPAGE_DIR(so, pstate),
+								   &pstate->continuescan,
+								   &slot->ix->counts.jit_checks);
+		return btjit_verify_check(scan, pstate, tuple, tupnatts, slot->ix);
+	}
+	return BTJIT_STOCK_CHECK(scan, pstate, false, tuple, tupnatts);
+}
+
+/*
+ * verify mode: the compiled check on a copy of the page's read state, the
+ * server's on the real one; the result and continuescan must agree.
+ */
+static pg_noinline bool
+btjit_verify_check(IndexScanDesc scan, BTReadPageState *pstate,
+				   IndexTuple tuple, int tupnatts, BtjitIndex *ix)
+{
+	ScanDirection dir = BTJIT_READPAGE_DIR((BTScanOpaque) scan->opaque,
+										   pstate);
+	BTReadPageState jit_state = *pstate;
+	uint64		answered_before = ix->counts.jit_checks;
+	bool		result;
+	bool		stock_result;
+
+	jit_state.continuescan = true;
+	result = btjit_entry_CHECKKEYS(ix->entries)(scan, tuple, tupnatts, (int) dir,
+						   &jit_state.continuescan, &ix->counts.jit_checks);
+	stock_result = BTJIT_STOCK_CHECK(scan, pstate, false, tuple,
+											tupnatts);
+	/* a call the compiled check declined compared the server with itself */
+	if (ix->counts.jit_checks != answered_before)
+		ix->counts.verified_checks++;
+	if (unlikely(result != stock_result ||
+				 jit_state.continuescan != pstate->continuescan))
+		btjit_report_check_mismatch(scan, tupnatts, dir, ix,
+									(BtjitCheckAnswer) {stock_result, pstate->continuescan},
+									(BtjitCheckAnswer) {result, jit_state.continuescan});
+	return stock_result;
+}
+
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
+/*
+ * The redirected _bt_checkkeys (PostgreSQL 15): the compiled scan-key
+ * checks of an index that has them, else the original.  Called once per
+ * tuple a scan reads, so an index without compiled code costs one slot
+ * test, as for the compare.
+ */
+static pg_noinline bool btjit_verify_check(IndexScanDesc scan,
+										   IndexTuple tuple, int tupnatts,
+										   ScanDirection dir,
+										   bool *continuescan,
+										   BtjitIndex *ix);
+
+static bool
+btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
+					 ScanDirection dir, bool *continuescan)
+{
+	Relation	rel = scan->indexRelation;
+	BtjitSlot  *slot;
+
+	if (!btjit_code_active)
+		return BTJIT_STOCK_CHECK(scan, tuple, tupnatts, dir,
+										continuescan);
+
+	slot = btjit_slot_for(rel);
+	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_CHECKKEYS)))
+	{
+		if (likely(btjit_fast_ok))
+			return btjit_entry_CHECKKEYS(slot->entries)(scan, tuple, tupnatts, (int) dir,
+								   continuescan, &slot->ix->counts.jit_checks);
+		return btjit_verify_check(scan, tuple, tupnatts, dir, continuescan,
+								  slot->ix);
+	}
+	return BTJIT_STOCK_CHECK(scan, tuple, tupnatts, dir, continuescan);
+}
+
+/* verify mode: both, and the result and continuescan must agree */
+static pg_noinline bool
+btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
+				   ScanDirection dir, bool *continuescan, BtjitIndex *ix)
+{
+	uint64		answered_before = ix->counts.jit_checks;
+	bool		jit_continue = true;
+	bool		result = btjit_entry_CHECKKEYS(ix->entries)(scan, tuple, tupnatts, (int) dir,
+									   &jit_continue, &ix->counts.jit_checks);
+	bool		stock_result = BTJIT_STOCK_CHECK(scan, tuple, tupnatts,
+														dir, continuescan);
+
+	/* a call the compiled check declined compared the server with itself */
+	if (ix->counts.jit_checks != answered_before)
+		ix->counts.verified_checks++;
+	if (unlikely(result != stock_result || jit_continue != *continuescan))
+		btjit_report_check_mismatch(scan, tupnatts, dir, ix,
+									(BtjitCheckAnswer) {stock_result, *continuescan},
+									(BtjitCheckAnswer) {result, jit_continue});
+	return stock_result;
+}
+#endif
+
+/*
+ * Called by the compiled scan-key check when it leaves the call to the
+ * server (a tuple with NULLs, a row comparison or NULL test, an operator
+ * returning NULL); it has not written *continuescan.  Never called where
+ * _bt_checkkeys is not redirected.
+ */
+bool
+btjit_check_declined(void *scan, void *tuple, int tupnatts, int dir,
+					 bool *continuescan, uint64 *counters)
+{
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+	/* continuescan is a BTReadPageState's (btjit_dispatch_check) */
+	BTReadPageState *pstate = BTJIT_READPAGE_STATE_OF(continuescan);
+
+	return BTJIT_STOCK_CHECK((IndexScanDesc) scan, pstate, false,
+									(IndexTuple) tuple, tupnatts);
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
+	return BTJIT_STOCK_CHECK((IndexScanDesc) scan, (IndexTuple) tuple,
+									tupnatts, (ScanDirection) dir,
+									continuescan);
+#else
+	elog(ERROR, "btree_jit: compiled scan-key check called on PostgreSQL %s",
+		 PG_VERSION);
+	return false;
+#endif
+}

@@ -1,0 +1,78 @@
+/*-------------------------------------------------------------------------
+ *
+ * targets.h
+ *	  The targets layer: one file per redirected server function
+ *	  (targetlist.h names them), each holding its dispatcher, its verify
+ *	  routine, its declined path and, where the module implements the
+ *	  function itself, that implementation.
+ *
+ *	  binsrch.c		_bt_binsrch: the page search of every descent
+ *	  compare.c		_bt_compare: high-key checks, unique checks
+ *	  insert.c		_bt_binsrch_insert: the leaf search of an insertion
+ *	  checkkeys.c	_bt_checkkeys: the scan-key test of each tuple read
+ *	  readpage.c	_bt_readpage: the module's leaf read, calling the
+ *					compiled check (15, 17, 18)
+ *
+ * Each file exports one BtjitTargetImpl, named after its row; start-up
+ * (src/btree_jit.c) hands the dispatchers to src/runtime/redirects.c and
+ * the declined callbacks to the object cache, so that no lower layer
+ * refers to this one.  The files depend on src/runtime/ (the slot table,
+ * index state, stock entries) and on nothing of each other.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BTREE_JIT_TARGETS_H
+#define BTREE_JIT_TARGETS_H
+
+#include "runtime/runtime.h"
+
+#pragma GCC visibility push(hidden)
+
+/* What a target's file offers start-up. */
+typedef struct BtjitTargetImpl
+{
+	/* where the redirect sends its calls; NULL: this build's server has no
+	 * such function in the form the module replaces */
+	void	   *dispatcher;
+	/* the callback compiled code hands a declined call to, or NULL */
+	void	   *declined;
+	/* what a slot holds for an index without compiled code, or NULL */
+	void	   *stock_entry;
+} BtjitTargetImpl;
+
+#define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
+					 declined, type, counter, first, last, consequence) \
+	extern const BtjitTargetImpl btjit_target_##name;
+#include "targetlist.h"
+#undef BTJIT_TARGET
+
+static inline const BtjitTargetImpl *
+btjit_target_impl(BtjitTarget target)
+{
+	static const BtjitTargetImpl *const impls[BTJIT_NTARGETS] = {
+#define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
+					 declined, type, counter, first, last, consequence) \
+		[BTJIT_TARGET_##id] = &btjit_target_##name,
+#include "targetlist.h"
+#undef BTJIT_TARGET
+	};
+
+	return impls[target];
+}
+
+/*
+ * What the locator must know of _bt_readpage's signature to prove its
+ * calling convention (these headers', readpage.c).
+ */
+extern const BtjitReadpageSignature btjit_readpage_signature;
+
+/*
+ * The common error hint of a verify mismatch: every target's verify
+ * routine raises an ERROR naming the index and both results with it.
+ */
+#define BTJIT_VERIFY_HINT \
+	"Set btree_jit.enabled = off to bypass the compiled code, and please report this."
+
+#pragma GCC visibility pop
+
+#endif							/* BTREE_JIT_TARGETS_H */

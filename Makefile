@@ -188,7 +188,7 @@ test/objload/test_objload: test/objload/test_objload.c src/compile/objload.c src
 test/bcimport/fixture.bc: test/bcimport/fixture.c
 	$(CLANG) -O1 -emit-llvm -c -o $@ $<
 
-test/bcimport/test_bcimport: test/bcimport/test_bcimport.c src/llvm/bcimport.c src/llvm/bcimport.h src/llvm/llvm_bitcode.o test/bcimport/fixture.bc
+test/bcimport/test_bcimport: test/bcimport/test_bcimport.c src/llvm/bcimport.c src/llvm/bcimport.h src/include/why.h src/llvm/llvm_bitcode.o test/bcimport/fixture.bc
 	$(CC) -O1 -g -Wall -I$(srcdir)/src/llvm -I$(srcdir)/src/include $(LLVM_CPPFLAGS) -c -o test/bcimport/test_bcimport.o test/bcimport/test_bcimport.c
 	$(CC) -O1 -g -Wall -I$(srcdir)/src/llvm -I$(srcdir)/src/include $(LLVM_CPPFLAGS) -c -o test/bcimport/bcimport.o src/llvm/bcimport.c
 	$(CXX) -o $@ test/bcimport/test_bcimport.o test/bcimport/bcimport.o src/llvm/llvm_bitcode.o \

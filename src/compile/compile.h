@@ -103,7 +103,7 @@ typedef struct BtjitCode
 /*
  * Get code for a shape (entry points, compile_ms, from_object_cache): from
  * the object cache, else queued for the compile worker (background mode),
- * else compiled here; or fail with why[].  Raises no error for anything
+ * else compiled here; or fail with why.  Raises no error for anything
  * LLVM, the template or the object cache does (only for the server's own
  * reasons, such as running out of memory).  btjit_compile_poll asks again
  * about a queued shape.
@@ -111,17 +111,17 @@ typedef struct BtjitCode
 typedef enum BtjitCompileResult
 {
 	BTJIT_COMPILE_OK,
-	BTJIT_COMPILE_FAILED,		/* a compile or link here failed: why[] */
+	BTJIT_COMPILE_FAILED,		/* a compile or link here failed: why */
 	BTJIT_COMPILE_FAILED_BY_WORKER, /* the compile worker failed the shape
-									 * (and logged it once): why[] */
+									 * (and logged it once): why */
 	BTJIT_COMPILE_QUEUED
 } BtjitCompileResult;
 
 extern BtjitCompileResult btjit_compile_shape(const BtjitShape *shape,
 											  BtjitCode *code, bool inline_only,
-											  char *why, size_t whylen);
+											  BtjitWhy *why);
 extern BtjitCompileResult btjit_compile_poll(BtjitCode *code,
-											 char *why, size_t whylen);
+											 BtjitWhy *why);
 extern void btjit_compile_demand(BtjitCode *code, uint64 searches);
 
 /*

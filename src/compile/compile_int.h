@@ -14,8 +14,7 @@
 #pragma GCC visibility push(hidden)
 
 /* ---- The template and the object cache (objcache.c) ---- */
-extern bool btjit_template_read(const BtjitTemplate **tmpl, char *why,
-								size_t whylen);
+extern bool btjit_template_read(const BtjitTemplate **tmpl, BtjitWhy *why);
 extern void btjit_object_names(const BtjitShape *shape,
 							   const BtjitTemplate *tmpl,
 							   BtjitObjectNames *names);
@@ -25,7 +24,7 @@ extern void btjit_object_cache_store(const BtjitObjectNames *names,
 									 const char *data, size_t len);
 extern bool btjit_object_cache_write(const BtjitObjectNames *names,
 									 const char *data, size_t len,
-									 char *why, size_t whylen);
+									 BtjitWhy *why);
 extern bool btjit_object_cache_exists(const BtjitObjectNames *names);
 extern int	btjit_object_cache_count(void);
 extern void btjit_object_cache_dir(char *path);
@@ -51,40 +50,39 @@ extern bool btjit_compile_here(const BtjitShape *shape,
 typedef enum BtjitObjectOutcome
 {
 	BTJIT_OBJECT_STORED,		/* compiled, and in the object cache */
-	BTJIT_OBJECT_COMPILE_FAILED,	/* why[] */
+	BTJIT_OBJECT_COMPILE_FAILED,	/* why */
 	BTJIT_OBJECT_STORE_FAILED	/* compiled, but not stored (a full disk,
-								 * an unwritable directory): why[] */
+								 * an unwritable directory): why */
 } BtjitObjectOutcome;
 
-extern BtjitObjectOutcome btjit_compile_object(const BtjitShape *shape, char *why,
-								 size_t whylen);
+extern BtjitObjectOutcome btjit_compile_object(const BtjitShape *shape,
+											   BtjitWhy *why);
 extern void btjit_compiler_preload(void);
 
 /* ---- The compile queue (worker.c) ---- */
 typedef enum BtjitEnqueueResult
 {
 	BTJIT_ENQUEUE_QUEUED,		/* queued now, or already */
-	BTJIT_ENQUEUE_FAILED,		/* the worker failed this shape: why[] */
-	BTJIT_ENQUEUE_UNAVAILABLE	/* no worker or no room: why[] */
+	BTJIT_ENQUEUE_FAILED,		/* the worker failed this shape: why */
+	BTJIT_ENQUEUE_UNAVAILABLE	/* no worker or no room: why */
 } BtjitEnqueueResult;
 
 typedef enum BtjitQueueStatus
 {
 	BTJIT_QUEUE_PENDING,		/* queued or being compiled */
-	BTJIT_QUEUE_FAILED,			/* why[] */
+	BTJIT_QUEUE_FAILED,			/* why */
 	BTJIT_QUEUE_UNSTORED,		/* the worker could not store its object:
-								 * compile here (why[]) */
+								 * compile here (why) */
 	BTJIT_QUEUE_ABSENT			/* done (or lost): look in the object cache */
 } BtjitQueueStatus;
 
 extern BtjitEnqueueResult btjit_worker_enqueue(const BtjitShape *shape,
 											   const char *key,
 											   BtjitQueueTicket *ticket,
-											   char *why, size_t whylen);
+											   BtjitWhy *why);
 extern void btjit_worker_demand(const BtjitQueueTicket *ticket,
 								uint64 searches);
-extern BtjitQueueStatus btjit_worker_lookup(const char *key, char *why,
-											size_t whylen);
+extern BtjitQueueStatus btjit_worker_lookup(const char *key, BtjitWhy *why);
 
 #pragma GCC visibility pop
 

@@ -39,7 +39,7 @@ bool		btjit_log_compiles = false;
 
 static BtjitCompiler btjit_compiler;
 static bool btjit_compiler_loaded = false;
-static char btjit_compiler_failure[BTJIT_WHY_LEN];
+static BtjitWhy btjit_compiler_failure;
 
 /* The library's file name, as dfmgr.c would resolve "$libdir/NAME". */
 static void
@@ -52,11 +52,11 @@ btjit_compiler_path(char *path)
 /*
  * Is the library at path the one built with this module (compiler.h,
  * BTJIT_COMPILER_ABI)?  Loads it (its constructors run) but calls nothing
- * else of it.  False with why[]: a package upgrade replaced it under a
+ * else of it.  False with why: a package upgrade replaced it under a
  * running server, whose processes still run the old module.
  */
 static bool
-btjit_compiler_identity_matches(const char *path, char *why, size_t whylen)
+btjit_compiler_identity_matches(const char *path, BtjitWhy *why)
 {
 	BtjitCompilerAbiFn abi;
 	const char *version;
@@ -66,25 +66,25 @@ btjit_compiler_identity_matches(const char *path, char *why, size_t whylen)
 		load_external_function(path, BTJIT_COMPILER_ABI, false, NULL);
 	if (abi == NULL)
 	{
-		snprintf(why, whylen,
-				 "the compiler library on disk is of an older version than this server's btree_jit %s (it has no %s): restart the server",
-				 BTJIT_VERSION, BTJIT_COMPILER_ABI);
+		btjit_why_set(why,
+					  "the compiler library on disk is of an older version than this server's btree_jit %s (it has no %s): restart the server",
+					  BTJIT_VERSION, BTJIT_COMPILER_ABI);
 		return false;
 	}
 	version = abi(&layout);
 	if (strcmp(version, BTJIT_VERSION) != 0)
 	{
-		snprintf(why, whylen,
-				 "the compiler library on disk is version %.32s, this server runs %s: restart the server",
-				 version, BTJIT_VERSION);
+		btjit_why_set(why,
+					  "the compiler library on disk is version %.32s, this server runs %s: restart the server",
+					  version, BTJIT_VERSION);
 		return false;
 	}
 	if (layout != btjit_abi_layout())
 	{
-		snprintf(why, whylen,
-				 "the compiler library on disk is another build of version %s (interface %016llx, this server's is %016llx): restart the server",
-				 BTJIT_VERSION, (unsigned long long) layout,
-				 (unsigned long long) btjit_abi_layout());
+		btjit_why_set(why,
+					  "the compiler library on disk is another build of version %s (interface %016llx, this server's is %016llx): restart the server",
+					  BTJIT_VERSION, (unsigned long long) layout,
+					  (unsigned long long) btjit_abi_layout());
 		return false;
 	}
 	return true;
@@ -92,10 +92,10 @@ btjit_compiler_identity_matches(const char *path, char *why, size_t whylen)
 
 /*
  * Load the library if this process has not tried yet.  Returns false with
- * why[] if the compiler is unavailable.
+ * why if the compiler is unavailable.
  */
 static bool
-btjit_compiler_load(char *why, size_t whylen)
+btjit_compiler_load(BtjitWhy *why)
 {
 	char		path[MAXPGPATH];
 	struct stat st;
@@ -103,18 +103,18 @@ btjit_compiler_load(char *why, size_t whylen)
 
 	if (btjit_compiler_loaded)
 		return true;
-	if (btjit_compiler_failure[0] != '\0')
+	if (btjit_compiler_failure.text[0] != '\0')
 	{
-		strlcpy(why, btjit_compiler_failure, whylen);
+		*why = btjit_compiler_failure;
 		return false;
 	}
 
 	btjit_compiler_path(path);
 	if (stat(path, &st) != 0)
 	{
-		snprintf(btjit_compiler_failure, sizeof(btjit_compiler_failure),
-				 "compiler library \"%s\" is not installed: %m", path);
-		strlcpy(why, btjit_compiler_failure, whylen);
+		btjit_why_set(&btjit_compiler_failure,
+					  "compiler library \"%s\" is not installed: %m", path);
+		*why = btjit_compiler_failure;
 		return false;
 	}
 
@@ -122,21 +122,20 @@ btjit_compiler_load(char *why, size_t whylen)
 	 * If loading raises an error (an LLVM library the dynamic linker cannot
 	 * find, say), the failure stays recorded and no later search retries.
 	 */
-	snprintf(btjit_compiler_failure, sizeof(btjit_compiler_failure),
-			 "compiler library \"%s\" failed to load in this session", path);
-	if (!btjit_compiler_identity_matches(path, btjit_compiler_failure,
-										 sizeof(btjit_compiler_failure)))
+	btjit_why_set(&btjit_compiler_failure,
+				  "compiler library \"%s\" failed to load in this session", path);
+	if (!btjit_compiler_identity_matches(path, &btjit_compiler_failure))
 	{
-		strlcpy(why, btjit_compiler_failure, whylen);
+		*why = btjit_compiler_failure;
 		ereport(LOG,
 				(errmsg("btree_jit: refusing the compiler library: %s",
-						btjit_compiler_failure)));
+						btjit_compiler_failure.text)));
 		return false;
 	}
 	init = (BtjitCompilerInitFn)
 		load_external_function(path, BTJIT_COMPILER_INIT, true, NULL);
 	init(&btjit_compiler);
-	btjit_compiler_failure[0] = '\0';
+	btjit_compiler_failure.text[0] = '\0';
 	btjit_compiler_loaded = true;
 	return true;
 }
@@ -170,12 +169,14 @@ btjit_compile_here(const BtjitShape *shape, const BtjitTemplate *tmpl,
 {
 	BtjitServerBitcode bc;
 	BtjitCompileRequest request;
+	BtjitWhy	why;
 
 	memset(out, 0, sizeof(*out));
 	btjit_server_bitcode_for_compile(&bc);
-	if (!btjit_compiler_load(out->reason, sizeof(out->reason)))
+	if (!btjit_compiler_load(&why))
 	{
 		out->outcome = BTJIT_COMPILER_UNAVAILABLE;
+		strlcpy(out->reason, why.text, sizeof(out->reason));
 		return false;
 	}
 	request.shape = shape;
@@ -196,12 +197,12 @@ btjit_compile_here(const BtjitShape *shape, const BtjitTemplate *tmpl,
 void
 btjit_compiler_preload(void)
 {
-	char		why[MAXPGPATH + 128];
+	BtjitWhy	why;
 	MemoryContext oldcxt = CurrentMemoryContext;
 
 	PG_TRY();
 	{
-		(void) btjit_compiler_load(why, sizeof(why));
+		(void) btjit_compiler_load(&why);
 	}
 	PG_CATCH();
 	{
@@ -214,25 +215,25 @@ btjit_compiler_preload(void)
 
 /*
  * The compile worker's compile, in its child process: compile the shape and
- * store its object in the cache.  False with why[] if either fails: an
+ * store its object in the cache.  False with why if either fails: an
  * object that cannot be stored serves no backend.
  */
 BtjitObjectOutcome
-btjit_compile_object(const BtjitShape *shape, char *why, size_t whylen)
+btjit_compile_object(const BtjitShape *shape, BtjitWhy *why)
 {
 	const BtjitTemplate *tmpl;
 	BtjitObjectNames names;
 	BtjitCompileOutput out;
 
-	if (!btjit_template_read(&tmpl, why, whylen))
+	if (!btjit_template_read(&tmpl, why))
 		return BTJIT_OBJECT_COMPILE_FAILED;
 	btjit_object_names(shape, tmpl, &names);
 	if (!btjit_compile_here(shape, tmpl, &names, &out))
 	{
-		strlcpy(why, out.reason, whylen);
+		btjit_why_copy(why, out.reason);
 		return BTJIT_OBJECT_COMPILE_FAILED;
 	}
-	if (!btjit_object_cache_write(&names, out.object, out.objlen, why, whylen))
+	if (!btjit_object_cache_write(&names, out.object, out.objlen, why))
 		return BTJIT_OBJECT_STORE_FAILED;
 	return BTJIT_OBJECT_STORED;
 }
@@ -243,15 +244,15 @@ btjit_explain_shape(const BtjitShape *shape, bool assembly)
 {
 	const BtjitTemplate *tmpl;
 	BtjitServerBitcode bc;
-	char		why[MAXPGPATH + 128];
+	BtjitWhy	why;
 
 	btjit_server_bitcode_for_compile(&bc);
-	if (!btjit_template_read(&tmpl, why, sizeof(why)) ||
-		!btjit_compiler_load(why, sizeof(why)))
+	if (!btjit_template_read(&tmpl, &why) ||
+		!btjit_compiler_load(&why))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("btree_jit: the compiler is not available"),
-				 errdetail_internal("%s", why),
+				 errdetail_internal("%s", why.text),
 				 errhint("Check btree_jit.template_path, and that \"make install\" installed %s%s.",
 						 BTJIT_COMPILER_LIBRARY, DLSUFFIX)));
 	return btjit_compiler.explain_shape(shape, tmpl, &bc, assembly);

@@ -153,52 +153,52 @@ btjit_object_crc(const BtjitObjectHeader *header, const char *object,
 
 /*
  * Check a whole object file (data[0..len)) against its header and the key
- * it was looked up by.  False with why[] saying what does not match.
+ * it was looked up by.  False with why saying what does not match.
  */
 static bool
 btjit_object_verify(const char *data, size_t len, const char *key,
-					char *why, size_t whylen)
+					BtjitWhy *why)
 {
 	BtjitObjectHeader h;
 	pg_crc32c	crc;
 
 	if (len < sizeof(h))
 	{
-		snprintf(why, whylen, "it is %zu bytes, shorter than an object header",
-				 len);
+		btjit_why_set(why, "it is %zu bytes, shorter than an object header",
+					  len);
 		return false;
 	}
 	memcpy(&h, data, sizeof(h));
 	if (memcmp(h.magic, BTJIT_OBJECT_MAGIC, sizeof(h.magic)) != 0 ||
 		h.header_size != sizeof(h))
 	{
-		snprintf(why, whylen, "it has no object header of this version");
+		btjit_why_set(why, "it has no object header of this version");
 		return false;
 	}
 	if (h.length != len - sizeof(h))
 	{
-		snprintf(why, whylen, "its header says %llu bytes of object, the file holds %zu",
-				 (unsigned long long) h.length, len - sizeof(h));
+		btjit_why_set(why, "its header says %llu bytes of object, the file holds %zu",
+					  (unsigned long long) h.length, len - sizeof(h));
 		return false;
 	}
 	if (strncmp(h.key, key, sizeof(h.key)) != 0)
 	{
-		snprintf(why, whylen, "it holds the object of key %.16s, not %s",
-				 h.key, key);
+		btjit_why_set(why, "it holds the object of key %.16s, not %s",
+					  h.key, key);
 		return false;
 	}
 	if (h.build != btjit_build_identity())
 	{
-		snprintf(why, whylen, "it was written by another build of btree_jit (%016llx, this one is %016llx)",
-				 (unsigned long long) h.build,
-				 (unsigned long long) btjit_build_identity());
+		btjit_why_set(why, "it was written by another build of btree_jit (%016llx, this one is %016llx)",
+					  (unsigned long long) h.build,
+					  (unsigned long long) btjit_build_identity());
 		return false;
 	}
 	crc = btjit_object_crc(&h, data + sizeof(h), len - sizeof(h));
 	if (crc != h.crc)
 	{
-		snprintf(why, whylen, "its CRC-32C is %08X, its header says %08X",
-				 crc, h.crc);
+		btjit_why_set(why, "its CRC-32C is %08X, its header says %08X",
+					  crc, h.crc);
 		return false;
 	}
 	return true;
@@ -206,37 +206,37 @@ btjit_object_verify(const char *data, size_t len, const char *key,
 
 /*
  * Read a whole file into memory allocated in TopMemoryContext (8-byte
- * aligned, as objload.c wants).  Returns NULL with why[]; with missing_ok,
- * a file that does not exist is NULL with why[] empty.
+ * aligned, as objload.c wants).  Returns NULL with why; with missing_ok,
+ * a file that does not exist is NULL with why empty.
  */
 static char *
 btjit_read_file(const char *path, bool missing_ok, size_t *len, time_t *mtime,
-				char *why, size_t whylen)
+				BtjitWhy *why)
 {
 	struct stat st;
 	char	   *data;
 	int			fd;
 	ssize_t		got;
 
-	why[0] = '\0';
+	why->text[0] = '\0';
 	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
 	if (fd < 0)
 	{
 		if (!(missing_ok && errno == ENOENT))
-			snprintf(why, whylen, "could not open \"%s\": %m", path);
+			btjit_why_set(why, "could not open \"%s\": %m", path);
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0)
 	{
-		snprintf(why, whylen, "could not stat \"%s\": %m", path);
+		btjit_why_set(why, "could not stat \"%s\": %m", path);
 		CloseTransientFile(fd);
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > BTJIT_MAX_FILE_SIZE)
 	{
-		snprintf(why, whylen, "\"%s\" is %s", path,
-				 S_ISDIR(st.st_mode) ? "a directory" :
-				 !S_ISREG(st.st_mode) ? "not a regular file" : "too large");
+		btjit_why_set(why, "\"%s\" is %s", path,
+					  S_ISDIR(st.st_mode) ? "a directory" :
+					  !S_ISREG(st.st_mode) ? "not a regular file" : "too large");
 		CloseTransientFile(fd);
 		return NULL;
 	}
@@ -244,7 +244,7 @@ btjit_read_file(const char *path, bool missing_ok, size_t *len, time_t *mtime,
 									  MCXT_ALLOC_NO_OOM);
 	if (data == NULL)
 	{
-		snprintf(why, whylen, "out of memory reading \"%s\"", path);
+		btjit_why_set(why, "out of memory reading \"%s\"", path);
 		CloseTransientFile(fd);
 		return NULL;
 	}
@@ -253,7 +253,7 @@ btjit_read_file(const char *path, bool missing_ok, size_t *len, time_t *mtime,
 	{
 		if (got >= 0)
 			errno = EIO;
-		snprintf(why, whylen, "could not read \"%s\": %m", path);
+		btjit_why_set(why, "could not read \"%s\": %m", path);
 		pfree(data);
 		CloseTransientFile(fd);
 		return NULL;
@@ -271,11 +271,11 @@ btjit_read_file(const char *path, bool missing_ok, size_t *len, time_t *mtime,
  * backend whenever the path differs from the one read.
  */
 bool
-btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
+btjit_template_read(const BtjitTemplate **tmpl, BtjitWhy *why)
 {
 	static char default_path[MAXPGPATH];
 	const char *path;
-	char		ewhy[MAXPGPATH + 64];
+	BtjitWhy	ewhy;
 	char	   *data;
 	size_t		len;
 
@@ -292,10 +292,10 @@ btjit_template_read(const BtjitTemplate **tmpl, char *why, size_t whylen)
 
 	if (btjit_template.data == NULL || strcmp(path, btjit_template.path) != 0)
 	{
-		data = btjit_read_file(path, false, &len, NULL, ewhy, sizeof(ewhy));
+		data = btjit_read_file(path, false, &len, NULL, &ewhy);
 		if (data == NULL)
 		{
-			snprintf(why, whylen, "could not read template: %s", ewhy);
+			btjit_why_set(why, "could not read template: %s", ewhy.text);
 			return false;
 		}
 		if (btjit_template.data != NULL)
@@ -329,7 +329,7 @@ void
 btjit_objcache_preload(const BtjitCallbackAddresses *callbacks)
 {
 	const BtjitTemplate *tmpl;
-	char		why[MAXPGPATH + 128];
+	BtjitWhy	why;
 
 	const BtjitObjectSymbol server[BTJIT_OBJECT_KNOWN_SERVER] = {
 		{"BufferBlocks", (void *) &BufferBlocks},
@@ -356,7 +356,7 @@ btjit_objcache_preload(const BtjitCallbackAddresses *callbacks)
 	btjit_object_nknown = n;
 	(void) btjit_cpu_identity();
 	(void) btjit_build_identity();
-	(void) btjit_template_read(&tmpl, why, sizeof(why));
+	(void) btjit_template_read(&tmpl, &why);
 }
 
 /* The CPU's identity as the code generator sees it (see the header). */
@@ -475,7 +475,7 @@ bool
 btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 {
 	char		path[MAXPGPATH];
-	char		why[MAXPGPATH + 128];
+	BtjitWhy	why;
 	char	   *data;
 	size_t		len;
 	const char *want[BTJIT_NTARGETS + 2];
@@ -493,15 +493,15 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	 * Opened without asking first: a missing object is the open's ENOENT,
 	 * and an access() before it was one system call more on every link.
 	 */
-	data = btjit_read_file(path, true, &len, &mtime, why, sizeof(why));
+	data = btjit_read_file(path, true, &len, &mtime, &why);
 	if (data == NULL)
 	{
-		if (why[0] != '\0')
+		if (why.text[0] != '\0')
 			ereport(LOG,
-					(errmsg("btree_jit: ignoring cached object: %s", why)));
+					(errmsg("btree_jit: ignoring cached object: %s", why.text)));
 		return false;
 	}
-	if (!btjit_object_verify(data, len, names->key, why, sizeof(why)))
+	if (!btjit_object_verify(data, len, names->key, &why))
 	{
 		/* as if missing: the caller compiles the shape and stores it anew */
 		bool		removed = (unlink(path) == 0 || errno == ENOENT);
@@ -509,7 +509,7 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 		pfree(data);
 		ereport(LOG,
 				(errmsg("btree_jit: refused cached object \"%s\": %s; %s",
-						path, why,
+						path, why.text,
 						removed ? "removed, the shape is compiled again" :
 						"could not remove it")));
 		return false;
@@ -530,12 +530,13 @@ btjit_object_cache_load(const BtjitObjectNames *names, BtjitCode *code)
 	known.n = btjit_object_nknown;
 	ok = btjit_object_link_known(data + sizeof(BtjitObjectHeader),
 								 len - sizeof(BtjitObjectHeader),
-								 &wanted, &known, why, sizeof(why));
+								 &wanted, &known, why.text, sizeof(why.text));
 	pfree(data);
 	if (!ok)
 	{
 		ereport(LOG,
-				(errmsg("btree_jit: ignoring cached object \"%s\": %s", path, why)));
+				(errmsg("btree_jit: ignoring cached object \"%s\": %s", path,
+						why.text)));
 		return false;
 	}
 	/*
@@ -564,18 +565,18 @@ void
 btjit_object_cache_store(const BtjitObjectNames *names, const char *data,
 						 size_t len)
 {
-	char		why[MAXPGPATH + 128];
+	BtjitWhy	why;
 
-	(void) btjit_object_cache_write(names, data, len, why, sizeof(why));
+	(void) btjit_object_cache_write(names, data, len, &why);
 }
 
 /*
  * fsync a file or directory by path, as fsync_fname() does, but saying why
- * it failed in why[] instead of raising an error (the compile worker's
+ * it failed in why instead of raising an error (the compile worker's
  * child reports by text).  With fsync = off, pg_fsync does nothing.
  */
 static bool
-btjit_fsync_path(const char *path, bool isdir, char *why, size_t whylen)
+btjit_fsync_path(const char *path, bool isdir, BtjitWhy *why)
 {
 	int			fd;
 	bool		ok;
@@ -583,23 +584,23 @@ btjit_fsync_path(const char *path, bool isdir, char *why, size_t whylen)
 	fd = OpenTransientFile(path, (isdir ? O_RDONLY : O_RDWR) | PG_BINARY);
 	if (fd < 0)
 	{
-		snprintf(why, whylen, "could not open \"%s\": %m", path);
+		btjit_why_set(why, "could not open \"%s\": %m", path);
 		return false;
 	}
 	ok = (pg_fsync(fd) == 0);
 	if (!ok)
-		snprintf(why, whylen, "could not fsync \"%s\": %m", path);
+		btjit_why_set(why, "could not fsync \"%s\": %m", path);
 	CloseTransientFile(fd);
 	return ok;
 }
 
 /*
  * Write header and object to a new file at tmp and fsync it.  False with
- * why[]; the caller removes tmp.
+ * why; the caller removes tmp.
  */
 static bool
 btjit_object_file_write(const char *tmp, const BtjitObjectHeader *header,
-						const char *data, size_t len, char *why, size_t whylen)
+						const char *data, size_t len, BtjitWhy *why)
 {
 	int			fd;
 	bool		ok;
@@ -607,7 +608,7 @@ btjit_object_file_write(const char *tmp, const BtjitObjectHeader *header,
 	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
 	if (fd < 0)
 	{
-		snprintf(why, whylen, "could not create file \"%s\": %m", tmp);
+		btjit_why_set(why, "could not create file \"%s\": %m", tmp);
 		return false;
 	}
 	errno = 0;
@@ -617,16 +618,16 @@ btjit_object_file_write(const char *tmp, const BtjitObjectHeader *header,
 	{
 		if (errno == 0)
 			errno = ENOSPC;		/* a short write: no space, most likely */
-		snprintf(why, whylen, "could not write file \"%s\": %m", tmp);
+		btjit_why_set(why, "could not write file \"%s\": %m", tmp);
 	}
 	if (ok && pg_fsync(fd) != 0)
 	{
-		snprintf(why, whylen, "could not fsync file \"%s\": %m", tmp);
+		btjit_why_set(why, "could not fsync file \"%s\": %m", tmp);
 		ok = false;
 	}
 	if (CloseTransientFile(fd) != 0 && ok)
 	{
-		snprintf(why, whylen, "could not close file \"%s\": %m", tmp);
+		btjit_why_set(why, "could not close file \"%s\": %m", tmp);
 		ok = false;
 	}
 	return ok;
@@ -658,10 +659,10 @@ btjit_cached_file_cmp(const void *a, const void *b)
  * link brings forward: btjit_object_cache_load), so that a full cache
  * never locks new shapes out.  A backend that linked an evicted object
  * keeps its code; the next backend to want that shape compiles it again.
- * False with why[] only if nothing could be removed.
+ * False with why only if nothing could be removed.
  */
 static bool
-btjit_object_cache_room(const char *dir, char *why, size_t whylen)
+btjit_object_cache_room(const char *dir, BtjitWhy *why)
 {
 	DIR		   *d;
 	struct dirent *de;
@@ -715,8 +716,8 @@ btjit_object_cache_room(const char *dir, char *why, size_t whylen)
 		}
 		if (removed == 0)
 		{
-			snprintf(why, whylen, "the object cache is full (btree_jit.object_cache_max_files = %d) and no object could be removed: %m",
-					 btjit_object_cache_max_files);
+			btjit_why_set(why, "the object cache is full (btree_jit.object_cache_max_files = %d) and no object could be removed: %m",
+						  btjit_object_cache_max_files);
 			pfree(files);
 			return false;
 		}
@@ -733,11 +734,11 @@ btjit_object_cache_room(const char *dir, char *why, size_t whylen)
  * see BtjitObjectHeader) goes to a private temporary file, which is
  * fsynced, renamed into place, and the directory fsynced, so that after an
  * OS crash the name holds the whole object or does not exist.  Raises no
- * error of its own: every failure is a reason in why[].
+ * error of its own: every failure is a reason in why.
  */
 bool
 btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
-						 size_t len, char *why, size_t whylen)
+						 size_t len, BtjitWhy *why)
 {
 	char		dir[MAXPGPATH];
 	char		path[MAXPGPATH];
@@ -749,15 +750,15 @@ btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
 	if (MakePGDirectory(dir) == 0)
 	{
 		/* a new directory: make its entry in the data directory durable */
-		if (!btjit_fsync_path(DataDir, true, why, whylen))
+		if (!btjit_fsync_path(DataDir, true, why))
 			return false;
 	}
 	else if (errno != EEXIST)
 	{
-		snprintf(why, whylen, "could not create directory \"%s\": %m", dir);
+		btjit_why_set(why, "could not create directory \"%s\": %m", dir);
 		return false;
 	}
-	if (!btjit_object_cache_room(dir, why, whylen))
+	if (!btjit_object_cache_room(dir, why))
 		return false;
 
 	memset(&header, 0, sizeof(header));
@@ -770,11 +771,11 @@ btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
 
 	btjit_object_path(names, path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, MyProcPid);
-	ok = btjit_object_file_write(tmp, &header, data, len, why, whylen);
+	ok = btjit_object_file_write(tmp, &header, data, len, why);
 	if (ok && rename(tmp, path) != 0)
 	{
-		snprintf(why, whylen, "could not rename file \"%s\" to \"%s\": %m",
-				 tmp, path);
+		btjit_why_set(why, "could not rename file \"%s\" to \"%s\": %m",
+					  tmp, path);
 		ok = false;
 	}
 	if (!ok)
@@ -782,7 +783,7 @@ btjit_object_cache_write(const BtjitObjectNames *names, const char *data,
 		unlink(tmp);
 		return false;
 	}
-	return btjit_fsync_path(dir, true, why, whylen);
+	return btjit_fsync_path(dir, true, why);
 }
 
 /* How many objects the cache directory holds (the compile worker's warm start). */

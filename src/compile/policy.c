@@ -36,7 +36,7 @@ int			btjit_compile_mode = BTJIT_COMPILE_MODE_BACKGROUND;
  */
 BtjitCompileResult
 btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
-					char *why, size_t whylen)
+					BtjitWhy *why)
 {
 	const BtjitTemplate *tmpl;
 	BtjitObjectNames names;
@@ -46,7 +46,7 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
 	BtjitCompileResult result = BTJIT_COMPILE_FAILED;
 
 	INSTR_TIME_SET_CURRENT(start);
-	if (!btjit_template_read(&tmpl, why, whylen))
+	if (!btjit_template_read(&tmpl, why))
 		goto done;
 	btjit_object_names(shape, tmpl, &names);
 
@@ -64,19 +64,19 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
 	if (!inline_only && btjit_object_cache &&
 		btjit_compile_mode == BTJIT_COMPILE_MODE_BACKGROUND)
 	{
-		char		qwhy[BTJIT_WHY_LEN];
+		BtjitWhy	qwhy;
 
 		/* read before asking, so that no finished compile goes unseen */
 		code->queued_generation = btjit_compile_generation_now();
 		switch (btjit_worker_enqueue(shape, names.key, &code->queue_ticket,
-									 qwhy, sizeof(qwhy)))
+									 &qwhy))
 		{
 			case BTJIT_ENQUEUE_QUEUED:
 				code->queued = true;
 				result = BTJIT_COMPILE_QUEUED;
 				goto done;
 			case BTJIT_ENQUEUE_FAILED:
-				snprintf(why, whylen, "the compile worker failed: %s", qwhy);
+				btjit_why_set(why, "the compile worker failed: %s", qwhy.text);
 				result = BTJIT_COMPILE_FAILED_BY_WORKER;
 				goto done;
 			case BTJIT_ENQUEUE_UNAVAILABLE:
@@ -84,14 +84,14 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
 				if (btjit_log_compiles)
 					ereport(LOG,
 							(errmsg("btree_jit: compiling shape %s in this backend: %s",
-									code->signature, qwhy)));
+									code->signature, qwhy.text)));
 				break;
 		}
 	}
 
 	if (!btjit_compile_here(shape, tmpl, &names, &out))
 	{
-		strlcpy(why, out.reason, whylen);
+		btjit_why_copy(why, out.reason);
 		goto done;
 	}
 	code->linked = out.code;
@@ -127,38 +127,38 @@ btjit_compile_demand(BtjitCode *code, uint64 searches)
  * code->queued_generation to the generation read before calling.
  */
 BtjitCompileResult
-btjit_compile_poll(BtjitCode *code, char *why, size_t whylen)
+btjit_compile_poll(BtjitCode *code, BtjitWhy *why)
 {
 	const BtjitTemplate *tmpl;
 	BtjitObjectNames names;
-	char		qwhy[BTJIT_WHY_LEN];
+	BtjitWhy	qwhy;
 	instr_time	start,
 				duration;
 
 	Assert(code->queued);
-	if (!btjit_template_read(&tmpl, why, whylen))
+	if (!btjit_template_read(&tmpl, why))
 	{
 		code->queued = false;
 		return BTJIT_COMPILE_FAILED;
 	}
 	btjit_object_names(&code->shape, tmpl, &names);
 
-	switch (btjit_worker_lookup(names.key, qwhy, sizeof(qwhy)))
+	switch (btjit_worker_lookup(names.key, &qwhy))
 	{
 		case BTJIT_QUEUE_PENDING:
 			return BTJIT_COMPILE_QUEUED;
 		case BTJIT_QUEUE_FAILED:
 			code->queued = false;
-			snprintf(why, whylen, "the compile worker failed: %s", qwhy);
+			btjit_why_set(why, "the compile worker failed: %s", qwhy.text);
 			return BTJIT_COMPILE_FAILED_BY_WORKER;
 		case BTJIT_QUEUE_UNSTORED:
 			/* as when enqueueing finds it so: compile it here */
 			if (btjit_log_compiles)
 				ereport(LOG,
 						(errmsg("btree_jit: compiling shape %s in this backend: the compile worker could not store it: %s",
-								code->signature, qwhy)));
+								code->signature, qwhy.text)));
 			code->queued = false;
-			return btjit_compile_shape(&code->shape, code, true, why, whylen);
+			return btjit_compile_shape(&code->shape, code, true, why);
 		case BTJIT_QUEUE_ABSENT:
 			break;
 	}
@@ -174,5 +174,5 @@ btjit_compile_poll(BtjitCode *code, char *why, size_t whylen)
 		return BTJIT_COMPILE_OK;
 	}
 	code->queued = false;
-	return btjit_compile_shape(&code->shape, code, false, why, whylen);
+	return btjit_compile_shape(&code->shape, code, false, why);
 }

@@ -335,7 +335,7 @@ btjit_failed_find(const char *key)
  * holds the lock.
  */
 static BtjitFailedShape *
-btjit_failed_lookup(const char *key, char *why, size_t whylen)
+btjit_failed_lookup(const char *key, BtjitWhy *why)
 {
 	BtjitFailedShape *f = btjit_failed_find(key);
 
@@ -343,7 +343,7 @@ btjit_failed_lookup(const char *key, char *why, size_t whylen)
 		GetCurrentTimestamp() >=
 		TimestampTzPlusMilliseconds(f->failed_at, BTJIT_FAILED_RETRY_SECS * 1000))
 		return NULL;
-	strlcpy(why, f->why, whylen);
+	btjit_why_copy(why, f->why);
 	return f;
 }
 
@@ -399,13 +399,13 @@ btjit_queue_add(const char *key, const BtjitShape *shape)
  */
 BtjitEnqueueResult
 btjit_worker_enqueue(const BtjitShape *shape, const char *key,
-					 BtjitQueueTicket *ticket, char *why, size_t whylen)
+					 BtjitQueueTicket *ticket, BtjitWhy *why)
 {
 	BtjitCompileShared *cs = btjit_compile_shared;
 	BtjitEnqueueResult result;
 	BtjitQueueEntry *e;
 	BtjitFailedShape *f;
-	char		fwhy[BTJIT_REASON_LEN];
+	BtjitWhy	fwhy;
 	Latch	   *latch = NULL;
 
 	ticket->slot = -1;
@@ -413,22 +413,22 @@ btjit_worker_enqueue(const BtjitShape *shape, const char *key,
 
 	if (cs == NULL)
 	{
-		snprintf(why, whylen, "the compile worker has no shared memory");
+		btjit_why_set(why, "the compile worker has no shared memory");
 		return BTJIT_ENQUEUE_UNAVAILABLE;
 	}
 
 	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
-	if ((f = btjit_failed_lookup(key, fwhy, sizeof(fwhy))) != NULL)
+	if ((f = btjit_failed_lookup(key, &fwhy)) != NULL)
 	{
 		if (f->unstored)
 		{
-			snprintf(why, whylen, "the compile worker could not store this shape: %s",
-					 fwhy);
+			btjit_why_set(why, "the compile worker could not store this shape: %s",
+						  fwhy.text);
 			result = BTJIT_ENQUEUE_UNAVAILABLE;
 		}
 		else
 		{
-			strlcpy(why, fwhy, whylen);
+			btjit_why_copy(why, fwhy.text);
 			result = BTJIT_ENQUEUE_FAILED;
 		}
 	}
@@ -441,14 +441,14 @@ btjit_worker_enqueue(const BtjitShape *shape, const char *key,
 	}
 	else if (cs->worker_pid == 0)
 	{
-		snprintf(why, whylen, "the compile worker is not running");
+		btjit_why_set(why, "the compile worker is not running");
 		result = BTJIT_ENQUEUE_UNAVAILABLE;
 	}
 	else if ((e = btjit_queue_add(key, shape)) == NULL)
 	{
 		cs->queue_full++;
-		snprintf(why, whylen, "the compile queue is full (btree_jit.compile_queue_size = %d)",
-				 cs->queue_size);
+		btjit_why_set(why, "the compile queue is full (btree_jit.compile_queue_size = %d)",
+					  cs->queue_size);
 		result = BTJIT_ENQUEUE_UNAVAILABLE;
 	}
 	else
@@ -491,10 +491,10 @@ btjit_worker_demand(const BtjitQueueTicket *ticket, uint64 searches)
 
 /*
  * Where is the shape with this key?  Pending (queued or compiling), failed
- * (why[] says why), or neither: then the object cache should have it.
+ * (why says why), or neither: then the object cache should have it.
  */
 BtjitQueueStatus
-btjit_worker_lookup(const char *key, char *why, size_t whylen)
+btjit_worker_lookup(const char *key, BtjitWhy *why)
 {
 	BtjitCompileShared *cs = btjit_compile_shared;
 	BtjitQueueStatus status;
@@ -505,7 +505,7 @@ btjit_worker_lookup(const char *key, char *why, size_t whylen)
 	LWLockAcquire(cs->lock, LW_SHARED);
 	if (btjit_queue_find(key) != NULL)
 		status = BTJIT_QUEUE_PENDING;
-	else if ((f = btjit_failed_lookup(key, why, whylen)) != NULL)
+	else if ((f = btjit_failed_lookup(key, why)) != NULL)
 		status = f->unstored ? BTJIT_QUEUE_UNSTORED : BTJIT_QUEUE_FAILED;
 	else
 		status = BTJIT_QUEUE_ABSENT;
@@ -581,7 +581,7 @@ btjit_warm_start(void)
 	char		header[sizeof(BTJIT_SHAPES_MAGIC) + sizeof(uint32)];
 	uint32		shape_size = sizeof(BtjitShape);
 	const BtjitTemplate *tmpl;
-	char		why[MAXPGPATH + 128];
+	BtjitWhy	why;
 	BtjitShape	shape;
 	int			fd;
 	int			nlisted = 0;
@@ -602,7 +602,7 @@ btjit_warm_start(void)
 		unlink(path);
 		return;
 	}
-	if (!btjit_template_read(&tmpl, why, sizeof(why)))
+	if (!btjit_template_read(&tmpl, &why))
 	{
 		CloseTransientFile(fd);
 		return;
@@ -675,7 +675,7 @@ static bool
 btjit_warm_take(BtjitShape *shape, char *key)
 {
 	const BtjitTemplate *tmpl;
-	char		why[MAXPGPATH + 128];
+	BtjitWhy	why;
 
 	while (btjit_warm_next < btjit_nwarm)
 	{
@@ -687,12 +687,12 @@ btjit_warm_take(BtjitShape *shape, char *key)
 		btjit_compile_shared->warm_pending = btjit_nwarm - btjit_warm_next;
 		LWLockRelease(btjit_compile_shared->lock);
 
-		if (!btjit_template_read(&tmpl, why, sizeof(why)))
+		if (!btjit_template_read(&tmpl, &why))
 			return false;
 		btjit_object_names(next, tmpl, &names);
 		LWLockAcquire(btjit_compile_shared->lock, LW_SHARED);
 		pending = btjit_queue_find(names.key) != NULL ||
-			btjit_failed_lookup(names.key, why, sizeof(why)) != NULL;
+			btjit_failed_lookup(names.key, &why) != NULL;
 		LWLockRelease(btjit_compile_shared->lock);
 		if (pending || btjit_object_cache_exists(&names))
 			continue;
@@ -745,9 +745,9 @@ btjit_shapes_append(const BtjitShape *shape, const char *key)
 typedef enum BtjitChildOutcome
 {
 	BTJIT_CHILD_COMPILED,		/* the object is in the cache */
-	BTJIT_CHILD_FAILED,			/* the child reported a failure: why[] */
+	BTJIT_CHILD_FAILED,			/* the child reported a failure: why */
 	BTJIT_CHILD_UNSTORED,		/* compiled, but the object could not be
-								 * stored: why[] */
+								 * stored: why */
 	BTJIT_CHILD_DIED			/* no report (killed, or not started): a
 								 * retry may succeed */
 } BtjitChildOutcome;
@@ -799,6 +799,7 @@ static void
 btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 {
 	BtjitChildReport report;
+	BtjitWhy	why;
 	instr_time	start,
 				duration;
 
@@ -830,8 +831,8 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 	INSTR_TIME_SET_CURRENT(start);
 	PG_TRY();
 	{
-		report.outcome = btjit_compile_object(shape, report.why,
-											  sizeof(report.why));
+		report.outcome = btjit_compile_object(shape, &why);
+		strlcpy(report.why, why.text, sizeof(report.why));
 	}
 	PG_CATCH();
 	{
@@ -855,12 +856,12 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 /*
  * Compile one shape in a child and wait for it, staying responsive to
  * SIGTERM, SIGHUP and postmaster death.  With BTJIT_CHILD_FAILED or
- * BTJIT_CHILD_DIED, why[] says what happened; a child that died without
+ * BTJIT_CHILD_DIED, why says what happened; a child that died without
  * reporting (or could not be started) may succeed on a retry.
  */
 static BtjitChildOutcome
 btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
-					   char *why, size_t whylen)
+					   BtjitWhy *why)
 {
 	int			fds[2];
 	pid_t		pid;
@@ -870,14 +871,14 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 
 	if (pipe(fds) != 0)
 	{
-		snprintf(why, whylen, "could not create a pipe: %m");
+		btjit_why_set(why, "could not create a pipe: %m");
 		return BTJIT_CHILD_DIED;
 	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 	{
-		snprintf(why, whylen, "could not fork a compile process: %m");
+		btjit_why_set(why, "could not fork a compile process: %m");
 		close(fds[0]);
 		close(fds[1]);
 		return BTJIT_CHILD_DIED;
@@ -915,11 +916,11 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 	if (n != sizeof(report))
 	{
 		if (WIFSIGNALED(status))
-			snprintf(why, whylen, "the compile process was killed by signal %d",
-					 WTERMSIG(status));
+			btjit_why_set(why, "the compile process was killed by signal %d",
+						  WTERMSIG(status));
 		else
-			snprintf(why, whylen, "the compile process exited with status %d without reporting",
-					 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+			btjit_why_set(why, "the compile process exited with status %d without reporting",
+						  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return BTJIT_CHILD_DIED;
 	}
 	*compile_ms = report.compile_ms;
@@ -928,10 +929,10 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 		case BTJIT_OBJECT_STORED:
 			break;
 		case BTJIT_OBJECT_COMPILE_FAILED:
-			strlcpy(why, report.why, whylen);
+			btjit_why_copy(why, report.why);
 			return BTJIT_CHILD_FAILED;
 		case BTJIT_OBJECT_STORE_FAILED:
-			strlcpy(why, report.why, whylen);
+			btjit_why_copy(why, report.why);
 			return BTJIT_CHILD_UNSTORED;
 	}
 	return BTJIT_CHILD_COMPILED;
@@ -1172,7 +1173,7 @@ btjit_worker_next(BtjitShape *shape, char *key, int *attempts)
 static void
 btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
 {
-	char		why[BTJIT_REASON_LEN];
+	BtjitWhy	why;
 	double		compile_ms = 0;
 	BtjitChildOutcome outcome;
 
@@ -1184,13 +1185,13 @@ btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
 
 	if (attempts > BTJIT_COMPILE_ATTEMPTS)
 	{
-		snprintf(why, sizeof(why),
-				 "the compile process died %d times compiling this shape",
-				 BTJIT_COMPILE_ATTEMPTS);
+		btjit_why_set(&why,
+					  "the compile process died %d times compiling this shape",
+					  BTJIT_COMPILE_ATTEMPTS);
 		outcome = BTJIT_CHILD_FAILED;
 	}
 	else
-		outcome = btjit_compile_in_child(shape, &compile_ms, why, sizeof(why));
+		outcome = btjit_compile_in_child(shape, &compile_ms, &why);
 
 	if (outcome == BTJIT_CHILD_COMPILED)
 	{
@@ -1213,8 +1214,8 @@ btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
 		ereport(LOG,
 				(errmsg("btree_jit: the compile worker could not store key shape %s; backends compile it themselves for %d minutes",
 						key, BTJIT_FAILED_RETRY_SECS / 60),
-				 errdetail_internal("%s", why)));
-		btjit_queue_finish(key, BTJIT_FINISH_UNSTORED, compile_ms, why);
+				 errdetail_internal("%s", why.text)));
+		btjit_queue_finish(key, BTJIT_FINISH_UNSTORED, compile_ms, why.text);
 		return;
 	}
 
@@ -1223,8 +1224,8 @@ btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
 	{
 		ereport(LOG,
 				(errmsg("btree_jit: compiling key shape %s failed, retrying: %s",
-						key, why)));
-		btjit_queue_finish(key, BTJIT_FINISH_RETRY, 0, why);
+						key, why.text)));
+		btjit_queue_finish(key, BTJIT_FINISH_RETRY, 0, why.text);
 		return;
 	}
 
@@ -1232,10 +1233,10 @@ btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
 	ereport(WARNING,
 			(errcode(ERRCODE_INTERNAL_ERROR),
 			 errmsg("btree_jit: the compile worker could not compile key shape %s", key),
-			 errdetail_internal("%s", why),
+			 errdetail_internal("%s", why.text),
 			 errhint("Indexes of this shape use the server's own page search; new sessions queue it again after %d minutes.",
 					 BTJIT_FAILED_RETRY_SECS / 60)));
-	btjit_queue_finish(key, BTJIT_FINISH_FAILED, 0, why);
+	btjit_queue_finish(key, BTJIT_FINISH_FAILED, 0, why.text);
 }
 
 void

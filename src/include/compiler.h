@@ -22,6 +22,7 @@
 #include "code_abi.h"
 #include "shape.h"
 #include "target.h"
+#include "why.h"
 
 /*
  * Internal to whichever library includes it: hidden symbols are reached
@@ -34,13 +35,40 @@
  * Buffer lengths shared by the module and the library.  An object key is
  * 16 hex digits of a 64-bit hash; a symbol is an entry point's name in a
  * compiled object; a reason is kept with a state (an index's, a failed
- * shape's, in backend memory and in shared memory); a "why" buffer holds a
- * failure as it is first described.
+ * shape's, in backend memory and in shared memory); a "why" field is a
+ * failure as the library hands it back (BtjitCompileOutput.reason,
+ * BtjitServerBitcode.why) and as a shape's code keeps it.  A failure as it
+ * is first described travels in a BtjitWhy (why.h), owned by the caller.
  */
 #define BTJIT_OBJECT_KEY_LEN 17
 #define BTJIT_SYMBOL_LEN 48
 #define BTJIT_REASON_LEN 192
 #define BTJIT_WHY_LEN 256
+
+/*
+ * Set or copy a failure's reason (why.h); as snprintf(why->text, ...), %m
+ * included, and cut at the buffer's end.
+ */
+StaticAssertDecl(BTJIT_WHY_TEXT_LEN >= MAXPGPATH + 256,
+				 "a reason must hold a file path and the words around it");
+
+static inline void btjit_why_set(BtjitWhy *why, const char *fmt,...) pg_attribute_printf(2, 3);
+
+static inline void
+btjit_why_set(BtjitWhy *why, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why->text, sizeof(why->text), fmt, ap);
+	va_end(ap);
+}
+
+static inline void
+btjit_why_copy(BtjitWhy *why, const char *text)
+{
+	strlcpy(why->text, text, sizeof(why->text));
+}
 
 /* ---- What a compile hands back ---- */
 /*

@@ -98,8 +98,7 @@ typedef struct Closure
 	ValueSet	externs;		/* external functions defined in the module */
 	int			ninstr;			/* instructions of the functions walked */
 	BtjitBcResolve resolve;
-	char	   *why;
-	size_t		whylen;
+	BtjitWhy   *why;
 } Closure;
 
 static bool
@@ -111,7 +110,7 @@ refuse(Closure *c, const char *fmt,...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->why, c->whylen, fmt, ap);
+	vsnprintf(c->why->text, sizeof(c->why->text), fmt, ap);
 	va_end(ap);
 	return false;
 }
@@ -253,7 +252,7 @@ walk_closure(Closure *c, LLVMValueRef fn, int budget)
 
 static bool
 check(LLVMModuleRef src, const char *sym, BtjitBcResolve resolve, int *ninstr,
-	  Closure *c, char *why, size_t whylen)
+	  Closure *c, BtjitWhy *why)
 {
 	LLVMValueRef fn = LLVMGetNamedFunction(src, sym);
 	int			own;
@@ -261,7 +260,6 @@ check(LLVMModuleRef src, const char *sym, BtjitBcResolve resolve, int *ninstr,
 	memset(c, 0, sizeof(*c));
 	c->resolve = resolve;
 	c->why = why;
-	c->whylen = whylen;
 
 	if (fn == NULL || LLVMIsDeclaration(fn))
 		return refuse(c, "the module does not define %s", sym);
@@ -286,10 +284,10 @@ check(LLVMModuleRef src, const char *sym, BtjitBcResolve resolve, int *ninstr,
 
 bool
 btjit_bc_check(LLVMModuleRef src, const char *sym, BtjitBcResolve resolve,
-			   int *ninstr, char *why, size_t whylen)
+			   int *ninstr, BtjitWhy *why)
 {
 	Closure		c;
-	bool		ok = check(src, sym, resolve, ninstr, &c, why, whylen);
+	bool		ok = check(src, sym, resolve, ninstr, &c, why);
 
 	set_free(&c.locals);
 	set_free(&c.externs);
@@ -305,7 +303,7 @@ static bool
 offer_externs(Closure *c, LLVMValueRef root, ValueSet *avail)
 {
 	int			extra = 0;
-	char		ewhy[256];
+	BtjitWhy	ewhy;
 
 	for (int i = 0; i < c->externs.n; i++)
 	{
@@ -316,8 +314,7 @@ offer_externs(Closure *c, LLVMValueRef root, ValueSet *avail)
 			continue;
 		memset(&ec, 0, sizeof(ec));
 		ec.resolve = c->resolve;
-		ec.why = ewhy;
-		ec.whylen = sizeof(ewhy);
+		ec.why = &ewhy;
 		if (walk_closure(&ec, e, BTJIT_BC_MAX_EXTRA_INSTR - extra))
 		{
 			extra += ec.ninstr;
@@ -342,14 +339,14 @@ offer_externs(Closure *c, LLVMValueRef root, ValueSet *avail)
 
 bool
 btjit_bc_prepare(LLVMModuleRef src, const char *sym, const char *newname,
-				 BtjitBcResolve resolve, int *ninstr, char *why, size_t whylen)
+				 BtjitBcResolve resolve, int *ninstr, BtjitWhy *why)
 {
 	Closure		c;
 	ValueSet	avail = {0};
 	LLVMValueRef root;
 	LLVMValueRef next;
 
-	if (!check(src, sym, resolve, ninstr, &c, why, whylen))
+	if (!check(src, sym, resolve, ninstr, &c, why))
 	{
 		set_free(&c.locals);
 		set_free(&c.externs);
@@ -361,7 +358,7 @@ btjit_bc_prepare(LLVMModuleRef src, const char *sym, const char *newname,
 		set_free(&c.locals);
 		set_free(&c.externs);
 		set_free(&avail);
-		snprintf(why, whylen, "out of memory");
+		snprintf(why->text, sizeof(why->text), "out of memory");
 		return false;
 	}
 

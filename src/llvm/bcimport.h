@@ -20,6 +20,8 @@
 
 #include <llvm-c/Core.h>
 
+#include "why.h"
+
 #ifdef __cplusplus
 extern "C"
 {
@@ -29,7 +31,7 @@ extern "C"
 typedef void *BtjitBcIndex;
 
 extern BtjitBcIndex btjit_bc_index_parse(const char *data, size_t len,
-										 char *why, size_t whylen);
+										 BtjitWhy *why);
 extern void btjit_bc_index_free(BtjitBcIndex index);
 extern bool btjit_bc_index_module(BtjitBcIndex index, const char *sym,
 								  char *path, size_t pathlen);
@@ -48,18 +50,18 @@ typedef const void *(*BtjitBcResolve) (const char *name);
  * internal functions and constant data it needs are kept for the linker to
  * copy, external functions of src that may be inlined too are kept as
  * available_externally, and every other definition becomes a declaration
- * of the server's symbol.  Returns false with why[] if sym may not be
+ * of the server's symbol.  Returns false with why if sym may not be
  * imported; src is unchanged then.  *ninstr is the size of sym's own body
  * (instructions), for the caller's inlining decision.
  */
 extern bool btjit_bc_prepare(LLVMModuleRef src, const char *sym,
 							 const char *newname, BtjitBcResolve resolve,
-							 int *ninstr, char *why, size_t whylen);
+							 int *ninstr, BtjitWhy *why);
 
 /* Only the decision of btjit_bc_prepare (src is left unchanged). */
 extern bool btjit_bc_check(LLVMModuleRef src, const char *sym,
 						   BtjitBcResolve resolve, int *ninstr,
-						   char *why, size_t whylen);
+						   BtjitWhy *why);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@
 
 /* Parse a summary index from the bytes of postgres.index.bc. */
 extern "C" BtjitBcIndex
-btjit_bc_index_parse(const char *data, size_t len, char *why, size_t whylen)
+btjit_bc_index_parse(const char *data, size_t len, BtjitWhy *why)
 {
 	llvm::MemoryBufferRef buf(llvm::StringRef(data, len), "postgres.index.bc");
 	llvm::Expected<std::unique_ptr<llvm::ModuleSummaryIndex>> index =
@@ -49,7 +49,8 @@ btjit_bc_index_parse(const char *data, size_t len, char *why, size_t whylen)
 	{
 		std::string msg = llvm::toString(index.takeError());
 
-		snprintf(why, whylen, "not a summary index: %s", msg.c_str());
+		snprintf(why->text, sizeof(why->text), "not a summary index: %s",
+				 msg.c_str());
 		return NULL;
 	}
 	return (BtjitBcIndex) index->release();

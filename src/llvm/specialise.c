@@ -191,19 +191,19 @@ btjit_diagnostic_handler(LLVMDiagnosticInfoRef info, void *arg)
 	}
 }
 
-/* Copy an LLVM error's message into why[] and free the error. */
+/* Copy an LLVM error's message into why and free the error. */
 static void
-btjit_take_error(LLVMErrorRef err, const char *what, char *why, size_t whylen)
+btjit_take_error(LLVMErrorRef err, const char *what, BtjitWhy *why)
 {
 	char	   *msg = LLVMGetErrorMessage(err);
 
-	snprintf(why, whylen, "%s: %s", what, msg);
+	btjit_why_set(why, "%s: %s", what, msg);
 	LLVMDisposeErrorMessage(msg);
 }
 
 /* Set up LLVM for this backend: target, target machine, LLJIT. */
 static bool
-btjit_llvm_init(char *why, size_t whylen)
+btjit_llvm_init(BtjitWhy *why)
 {
 	char	   *triple;
 	char	   *cpu;
@@ -217,14 +217,14 @@ btjit_llvm_init(char *why, size_t whylen)
 
 	if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter())
 	{
-		snprintf(why, whylen, "LLVM has no native target");
+		btjit_why_set(why, "LLVM has no native target");
 		return false;
 	}
 
 	triple = LLVMGetDefaultTargetTriple();
 	if (LLVMGetTargetFromTriple(triple, &target, &error))
 	{
-		snprintf(why, whylen, "no LLVM target for %s: %s", triple, error);
+		btjit_why_set(why, "no LLVM target for %s: %s", triple, error);
 		LLVMDisposeMessage(error);
 		LLVMDisposeMessage(triple);
 		return false;
@@ -240,14 +240,14 @@ btjit_llvm_init(char *why, size_t whylen)
 	LLVMDisposeMessage(features);
 	if (btjit_target_machine == NULL)
 	{
-		snprintf(why, whylen, "could not create an LLVM target machine");
+		btjit_why_set(why, "could not create an LLVM target machine");
 		return false;
 	}
 
 	err = LLVMOrcCreateLLJIT(&btjit_lljit, NULL);
 	if (err != NULL)
 	{
-		btjit_take_error(err, "could not create LLJIT", why, whylen);
+		btjit_take_error(err, "could not create LLJIT", why);
 		LLVMDisposeTargetMachine(btjit_target_machine);
 		btjit_target_machine = NULL;
 		return false;
@@ -265,7 +265,7 @@ btjit_llvm_init(char *why, size_t whylen)
 																   NULL, NULL);
 		if (err != NULL)
 		{
-			btjit_take_error(err, "could not create a symbol generator", why, whylen);
+			btjit_take_error(err, "could not create a symbol generator", why);
 			return false;
 		}
 		LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(btjit_lljit), gen);
@@ -299,14 +299,14 @@ btjit_context_dispose(void)
 
 /*
  * Parse the template into a new module of this compile's context; NULL
- * with why[].  Parsed for each compile rather than parsed once and cloned:
+ * with why.  Parsed for each compile rather than parsed once and cloned:
  * the template is large (clang's -O2 has unrolled every column kind into
  * every instance), and cloning it took twice as long as parsing it
  * (measured on 18: 110-135 ms against 50-70 ms); the compile worker's
  * child, which compiles one shape, parsed and cloned.
  */
 static LLVMModuleRef
-btjit_parse_template(const BtjitTemplate *tmpl, char *why, size_t whylen)
+btjit_parse_template(const BtjitTemplate *tmpl, BtjitWhy *why)
 {
 	LLVMMemoryBufferRef view;
 	LLVMModuleRef mod = NULL;
@@ -317,9 +317,9 @@ btjit_parse_template(const BtjitTemplate *tmpl, char *why, size_t whylen)
 	btjit_llvm_diagnostic[0] = '\0';
 	if (LLVMParseBitcodeInContext2(btjit_context, view, &mod))
 	{
-		snprintf(why, whylen, "template \"%s\" is not valid bitcode: %s",
-				 tmpl->path,
-				 btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
+		btjit_why_set(why, "template \"%s\" is not valid bitcode: %s",
+					  tmpl->path,
+					  btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
 		LLVMDisposeMemoryBuffer(view);
 		return NULL;
 	}
@@ -329,8 +329,8 @@ btjit_parse_template(const BtjitTemplate *tmpl, char *why, size_t whylen)
 	if (LLVMGetNamedFunction(mod, BTJIT_TEMPLATE_ENTRY) == NULL ||
 		LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_SHAPE) == NULL)
 	{
-		snprintf(why, whylen, "template \"%s\" lacks %s or %s",
-				 tmpl->path, BTJIT_TEMPLATE_ENTRY, BTJIT_TEMPLATE_SHAPE);
+		btjit_why_set(why, "template \"%s\" lacks %s or %s",
+					  tmpl->path, BTJIT_TEMPLATE_ENTRY, BTJIT_TEMPLATE_SHAPE);
 		LLVMDisposeModule(mod);
 		return NULL;
 	}
@@ -340,8 +340,8 @@ btjit_parse_template(const BtjitTemplate *tmpl, char *why, size_t whylen)
 
 		if (entry != NULL && LLVMGetNamedFunction(mod, entry) == NULL)
 		{
-			snprintf(why, whylen, "template \"%s\" lacks %s, the entry for %s",
-					 tmpl->path, entry, btjit_target_info(t)->symbol);
+			btjit_why_set(why, "template \"%s\" lacks %s, the entry for %s",
+						  tmpl->path, entry, btjit_target_info(t)->symbol);
 			LLVMDisposeModule(mod);
 			return NULL;
 		}
@@ -415,11 +415,11 @@ btjit_resolve_in_process(const char *name)
 }
 
 /*
- * Read a whole file into palloc'd memory; NULL with why[].  The server's
+ * Read a whole file into palloc'd memory; NULL with why.  The server's
  * bitcode files are a few hundred kB at most.
  */
 static char *
-btjit_slurp(const char *path, size_t *len, char *why, size_t whylen)
+btjit_slurp(const char *path, size_t *len, BtjitWhy *why)
 {
 	FILE	   *f = fopen(path, "rb");
 	char	   *data;
@@ -427,20 +427,20 @@ btjit_slurp(const char *path, size_t *len, char *why, size_t whylen)
 
 	if (f == NULL)
 	{
-		snprintf(why, whylen, "could not open \"%s\": %m", path);
+		btjit_why_set(why, "could not open \"%s\": %m", path);
 		return NULL;
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
 		size > 256L * 1024 * 1024 || fseek(f, 0, SEEK_SET) != 0)
 	{
-		snprintf(why, whylen, "could not size \"%s\"", path);
+		btjit_why_set(why, "could not size \"%s\"", path);
 		fclose(f);
 		return NULL;
 	}
 	data = palloc_extended(Max(size, 1), MCXT_ALLOC_NO_OOM);
 	if (data == NULL || fread(data, 1, size, f) != (size_t) size)
 	{
-		snprintf(why, whylen, "could not read \"%s\"", path);
+		btjit_why_set(why, "could not read \"%s\"", path);
 		if (data)
 			pfree(data);
 		fclose(f);
@@ -456,7 +456,7 @@ btjit_slurp(const char *path, size_t *len, char *why, size_t whylen)
  * identified at start-up (bitcode.c): the object key names them.
  */
 static bool
-btjit_bc_load_index(const BtjitServerBitcode *bc, char *why, size_t whylen)
+btjit_bc_load_index(const BtjitServerBitcode *bc, BtjitWhy *why)
 {
 	char		path[MAXPGPATH];
 	char	   *data;
@@ -466,19 +466,19 @@ btjit_bc_load_index(const BtjitServerBitcode *bc, char *why, size_t whylen)
 	if (btjit_bc_index != NULL && btjit_bc_index_hash == bc->index_hash)
 		return true;
 	snprintf(path, sizeof(path), "%s/postgres.index.bc", bc->dir);
-	data = btjit_slurp(path, &len, why, whylen);
+	data = btjit_slurp(path, &len, why);
 	if (data == NULL)
 		return false;
 	h = btjit_fnv1a(BTJIT_FNV1A_BASIS, data, len);
 	if (h != bc->index_hash)
 	{
-		snprintf(why, whylen, "\"%s\" changed since the server started", path);
+		btjit_why_set(why, "\"%s\" changed since the server started", path);
 		pfree(data);
 		return false;
 	}
 	if (btjit_bc_index != NULL)
 		btjit_bc_index_free(btjit_bc_index);
-	btjit_bc_index = btjit_bc_index_parse(data, len, why, whylen);
+	btjit_bc_index = btjit_bc_index_parse(data, len, why);
 	pfree(data);
 	if (btjit_bc_index == NULL)
 		return false;
@@ -488,12 +488,12 @@ btjit_bc_load_index(const BtjitServerBitcode *bc, char *why, size_t whylen)
 
 /*
  * Import sym's body from the server's bitcode into mod, as an internal
- * function; NULL with why[] if it may not be imported (mod unchanged).
+ * function; NULL with why if it may not be imported (mod unchanged).
  * *broken is set if linking failed half-way: mod is then unusable.
  */
 static LLVMValueRef
 btjit_bc_import(LLVMModuleRef mod, const BtjitServerBitcode *bc,
-				const char *sym, bool *broken, char *why, size_t whylen)
+				const char *sym, bool *broken, BtjitWhy *why)
 {
 	char		modpath[MAXPGPATH];
 	char		path[MAXPGPATH];
@@ -508,31 +508,31 @@ btjit_bc_import(LLVMModuleRef mod, const BtjitServerBitcode *bc,
 	*broken = false;
 	if (!bc->usable)
 	{
-		strlcpy(why, bc->why, whylen);
+		btjit_why_copy(why, bc->why);
 		return NULL;
 	}
-	if (!btjit_bc_load_index(bc, why, whylen))
+	if (!btjit_bc_load_index(bc, why))
 		return NULL;
 	if (!btjit_bc_index_module(btjit_bc_index, sym, modpath, sizeof(modpath)))
 	{
-		snprintf(why, whylen, "postgres.index.bc names no module defining it");
+		btjit_why_set(why, "postgres.index.bc names no module defining it");
 		return NULL;
 	}
 	if (strstr(modpath, "..") != NULL || modpath[0] == '/')
 	{
-		snprintf(why, whylen, "postgres.index.bc names module \"%s\"", modpath);
+		btjit_why_set(why, "postgres.index.bc names module \"%s\"", modpath);
 		return NULL;
 	}
 	snprintf(path, sizeof(path), "%s/%s", bc->dir, modpath);
-	data = btjit_slurp(path, &len, why, whylen);
+	data = btjit_slurp(path, &len, why);
 	if (data == NULL)
 		return NULL;
 	view = LLVMCreateMemoryBufferWithMemoryRange(data, len, path, false);
 	btjit_llvm_diagnostic[0] = '\0';
 	if (LLVMParseBitcodeInContext2(btjit_context, view, &src))
 	{
-		snprintf(why, whylen, "\"%s\" is not valid bitcode: %s", path,
-				 btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
+		btjit_why_set(why, "\"%s\" is not valid bitcode: %s", path,
+					  btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
 		LLVMDisposeMemoryBuffer(view);
 		pfree(data);
 		return NULL;
@@ -543,14 +543,14 @@ btjit_bc_import(LLVMModuleRef mod, const BtjitServerBitcode *bc,
 	/* the same target and layout as the template, or nothing */
 	if (strcmp(LLVMGetDataLayoutStr(src), LLVMGetDataLayoutStr(mod)) != 0)
 	{
-		snprintf(why, whylen, "\"%s\" has another data layout than the template", path);
+		btjit_why_set(why, "\"%s\" has another data layout than the template", path);
 		LLVMDisposeModule(src);
 		return NULL;
 	}
 
 	snprintf(newname, sizeof(newname), "btjit_bc_import_%s", sym);
 	if (!btjit_bc_prepare(src, sym, newname, btjit_resolve_in_process,
-						  &ninstr, why, whylen))
+						  &ninstr, why))
 	{
 		LLVMDisposeModule(src);
 		return NULL;
@@ -560,15 +560,15 @@ btjit_bc_import(LLVMModuleRef mod, const BtjitServerBitcode *bc,
 	btjit_llvm_diagnostic[0] = '\0';
 	if (LLVMLinkModules2(mod, src))
 	{
-		snprintf(why, whylen, "linking \"%s\" failed: %s", path,
-				 btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
+		btjit_why_set(why, "linking \"%s\" failed: %s", path,
+					  btjit_llvm_diagnostic[0] ? btjit_llvm_diagnostic : "unknown error");
 		*broken = true;
 		return NULL;
 	}
 	fn = LLVMGetNamedFunction(mod, newname);
 	if (fn == NULL || LLVMIsDeclaration(fn))
 	{
-		snprintf(why, whylen, "%s did not come through the link", sym);
+		btjit_why_set(why, "%s did not come through the link", sym);
 		*broken = true;
 		return NULL;
 	}
@@ -671,11 +671,9 @@ typedef struct BtjitSpecialiseInput
  */
 static bool
 btjit_bc_import_all(LLVMModuleRef mod, const BtjitSpecialiseInput *in,
-					BtjitShape *bound, BtjitCompileOutput *out)
+					BtjitShape *bound, BtjitCompileOutput *out, BtjitWhy *why)
 {
 	const BtjitShape *shape = in->shape;
-	char	   *why = out->reason;
-	size_t		whylen = sizeof(out->reason);
 	LLVMValueRef imported[BTJIT_MAX_KEYS] = {0};
 	char		tiers[BTJIT_MAX_KEYS + 1];
 	char		first[256] = "";
@@ -684,7 +682,7 @@ btjit_bc_import_all(LLVMModuleRef mod, const BtjitSpecialiseInput *in,
 	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
 	{
 		const char *sym = shape->cols[i].bcsym;
-		char		iwhy[BTJIT_WHY_LEN];
+		BtjitWhy	iwhy;
 		bool		broken = false;
 
 		tiers[i] = BTJIT_BC_NONE;
@@ -698,13 +696,12 @@ btjit_bc_import_all(LLVMModuleRef mod, const BtjitSpecialiseInput *in,
 		if (imported[i] == NULL)
 		{
 			if (in->refuse_all != NULL)
-				strlcpy(iwhy, in->refuse_all, sizeof(iwhy));
+				btjit_why_copy(&iwhy, in->refuse_all);
 			else
-				imported[i] = btjit_bc_import(mod, in->bc, sym, &broken,
-											  iwhy, sizeof(iwhy));
+				imported[i] = btjit_bc_import(mod, in->bc, sym, &broken, &iwhy);
 			if (broken)
 			{
-				strlcpy(why, iwhy, whylen);
+				btjit_why_copy(why, iwhy.text);
 				return false;
 			}
 		}
@@ -715,7 +712,7 @@ btjit_bc_import_all(LLVMModuleRef mod, const BtjitSpecialiseInput *in,
 			tiers[i] = BTJIT_BC_REFUSED;
 			memset(bound->cols[i].bcsym, 0, BTJIT_BCSYM_LEN);
 			if (first[0] == '\0')
-				strlcpy(first, iwhy, sizeof(first));
+				strlcpy(first, iwhy.text, sizeof(first));
 		}
 	}
 	tiers[BTJIT_MAX_KEYS] = '\0';
@@ -724,8 +721,8 @@ btjit_bc_import_all(LLVMModuleRef mod, const BtjitSpecialiseInput *in,
 	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
 		if (!btjit_bind_placeholders(mod, i, imported[i], shape->cols[i].bcsym))
 		{
-			snprintf(why, whylen, "the template cannot take the import of %s",
-					 shape->cols[i].bcsym);
+			btjit_why_set(why, "the template cannot take the import of %s",
+						  shape->cols[i].bcsym);
 			return false;
 		}
 	return true;
@@ -758,12 +755,12 @@ btjit_add_bcinfo_function(LLVMModuleRef mod, const char *name,
 
 /*
  * Give the template's shape parameter the shape (with the imports' tiers
- * bound) as its constant initializer.  False with why[] if the template's
+ * bound) as its constant initializer.  False with why if the template's
  * shape type is not the module's.
  */
 static bool
 btjit_bind_shape(LLVMModuleRef mod, const BtjitShape *bound,
-				 char *why, size_t whylen)
+				 BtjitWhy *why)
 {
 	LLVMTargetDataRef td = LLVMGetModuleDataLayout(mod);
 	LLVMValueRef shape_global = LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_SHAPE);
@@ -772,16 +769,16 @@ btjit_bind_shape(LLVMModuleRef mod, const BtjitShape *bound,
 
 	if (LLVMABISizeOfType(td, shape_type) != sizeof(BtjitShape))
 	{
-		snprintf(why, whylen,
-				 "template's shape type is %lu bytes, the module's is %zu: template and module were built from different sources",
-				 (unsigned long) LLVMABISizeOfType(td, shape_type),
-				 sizeof(BtjitShape));
+		btjit_why_set(why,
+					  "template's shape type is %lu bytes, the module's is %zu: template and module were built from different sources",
+					  (unsigned long) LLVMABISizeOfType(td, shape_type),
+					  sizeof(BtjitShape));
 		return false;
 	}
 	init = btjit_const_from_bytes(td, shape_type, (const unsigned char *) bound);
 	if (init == NULL)
 	{
-		snprintf(why, whylen, "template's shape type has an unexpected layout");
+		btjit_why_set(why, "template's shape type has an unexpected layout");
 		return false;
 	}
 	LLVMSetInitializer(shape_global, init);
@@ -832,11 +829,11 @@ btjit_name_entries(LLVMModuleRef mod, const BtjitObjectNames *names,
 
 /*
  * Linked server code: make sure the result is sound before optimising.
- * False with why[] if a module with an imported column does not verify.
+ * False with why if a module with an imported column does not verify.
  */
 static bool
 btjit_verify_imports(LLVMModuleRef mod, const char *bcinfo,
-					 char *why, size_t whylen)
+					 BtjitWhy *why)
 {
 	const char *imported = strchr(bcinfo, BTJIT_BC_IMPORTED);
 	char	   *msg = NULL;
@@ -846,15 +843,15 @@ btjit_verify_imports(LLVMModuleRef mod, const char *bcinfo,
 		return true;
 	ok = !LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg);
 	if (!ok)
-		snprintf(why, whylen, "the module with imported code does not verify: %.200s",
-				 msg ? msg : "");
+		btjit_why_set(why, "the module with imported code does not verify: %.200s",
+					  msg ? msg : "");
 	LLVMDisposeMessage(msg);
 	return ok;
 }
 
-/* The optimisation pipeline (BTJIT_PASSES); false with why[] on an error. */
+/* The optimisation pipeline (BTJIT_PASSES); false with why on an error. */
 static bool
-btjit_optimise(LLVMModuleRef mod, char *why, size_t whylen)
+btjit_optimise(LLVMModuleRef mod, BtjitWhy *why)
 {
 	LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
 	LLVMErrorRef err = LLVMRunPasses(mod, BTJIT_PASSES, btjit_target_machine,
@@ -863,14 +860,14 @@ btjit_optimise(LLVMModuleRef mod, char *why, size_t whylen)
 	LLVMDisposePassBuilderOptions(options);
 	if (err == NULL)
 		return true;
-	btjit_take_error(err, "optimisation failed", why, whylen);
+	btjit_take_error(err, "optimisation failed", why);
 	return false;
 }
 
 /*
  * Parse the template and specialise it for the shape: import, bind the
  * constant, name the entries, internalise the rest and optimise.  Returns
- * true with the module in *modp, or false with why[] and *modp NULL; with
+ * true with the module in *modp, or false with why and *modp NULL; with
  * *broken set when the imports broke the module (the caller then tries
  * again with every import refused).  *modp is set as soon as the module
  * exists, so that a caller's PG_FINALLY can dispose of it if an ERROR (a
@@ -879,10 +876,8 @@ btjit_optimise(LLVMModuleRef mod, char *why, size_t whylen)
 static bool
 btjit_specialise_once(const BtjitSpecialiseInput *in,
 					  LLVMModuleRef volatile *modp, bool *broken,
-					  BtjitCompileOutput *out)
+					  BtjitCompileOutput *out, BtjitWhy *why)
 {
-	char	   *why = out->reason;
-	size_t		whylen = sizeof(out->reason);
 	const char *bcinfo = out->code.bcinfo;
 	LLVMModuleRef mod;
 	BtjitShape	bound;
@@ -890,34 +885,34 @@ btjit_specialise_once(const BtjitSpecialiseInput *in,
 	*modp = NULL;
 	*broken = false;
 	btjit_phase_begin();
-	if (!btjit_llvm_init(why, whylen))
+	if (!btjit_llvm_init(why))
 		return false;
 	btjit_phase_end(BTJIT_PH_INIT);
-	mod = btjit_parse_template(in->tmpl, why, whylen);
+	mod = btjit_parse_template(in->tmpl, why);
 	if (mod == NULL)
 		return false;
 	*modp = mod;
 	btjit_phase_end(BTJIT_PH_PARSE);
 
 	/* tier 2 first: what is refused is unbound from the shape */
-	if (!btjit_bc_import_all(mod, in, &bound, out))
+	if (!btjit_bc_import_all(mod, in, &bound, out, why))
 	{
 		*broken = true;
 		goto fail;
 	}
 	btjit_phase_end(BTJIT_PH_IMPORT);
 
-	if (!btjit_bind_shape(mod, &bound, why, whylen))
+	if (!btjit_bind_shape(mod, &bound, why))
 		goto fail;
 	btjit_name_entries(mod, in->names, bcinfo);
-	if (!btjit_verify_imports(mod, bcinfo, why, whylen))
+	if (!btjit_verify_imports(mod, bcinfo, why))
 	{
 		*broken = true;
 		goto fail;
 	}
 	btjit_phase_end(BTJIT_PH_BIND);
 
-	if (!btjit_optimise(mod, why, whylen))
+	if (!btjit_optimise(mod, why))
 	{
 		btjit_phase_end(BTJIT_PH_OPT);
 		goto fail;
@@ -938,20 +933,21 @@ fail:
  */
 static bool
 btjit_specialise(const BtjitCompileRequest *request,
-				 LLVMModuleRef volatile *modp, BtjitCompileOutput *out)
+				 LLVMModuleRef volatile *modp, BtjitCompileOutput *out,
+				 BtjitWhy *why)
 {
 	BtjitSpecialiseInput in = {request->shape, request->tmpl, request->bc,
 	request->names, NULL};
 	bool		broken;
-	char		bwhy[BTJIT_WHY_LEN];
+	BtjitWhy	bwhy;
 
-	if (btjit_specialise_once(&in, modp, &broken, out))
+	if (btjit_specialise_once(&in, modp, &broken, out, why))
 		return true;
 	if (!broken)
 		return false;
-	strlcpy(bwhy, out->reason, sizeof(bwhy));
-	in.refuse_all = bwhy;
-	return btjit_specialise_once(&in, modp, &broken, out);
+	btjit_why_copy(&bwhy, why->text);
+	in.refuse_all = bwhy.text;
+	return btjit_specialise_once(&in, modp, &broken, out, why);
 }
 
 /* Look up one linked symbol; NULL error if found. */
@@ -968,7 +964,7 @@ btjit_lookup(const char *name, void **addr)
 /* Add an object to the LLJIT (which takes the buffer) and find its entries. */
 static bool
 btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
-				  BtjitLinkedCode *code, char *why, size_t whylen)
+				  BtjitLinkedCode *code, BtjitWhy *why)
 {
 	LLVMErrorRef err;
 	void	   *search = NULL;
@@ -978,7 +974,7 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 									object);
 	if (err != NULL)
 	{
-		btjit_take_error(err, "could not add object to LLJIT", why, whylen);
+		btjit_take_error(err, "could not add object to LLJIT", why);
 		return false;
 	}
 	err = btjit_lookup(names->search, &search);
@@ -987,7 +983,7 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
 			err = btjit_lookup(names->entries[t], &code->entries[t]);
 	if (err != NULL)
 	{
-		btjit_take_error(err, "compiled function not found", why, whylen);
+		btjit_take_error(err, "compiled function not found", why);
 		return false;
 	}
 	code->search = (BtjitSearchFn) search;
@@ -998,18 +994,18 @@ btjit_link_object(LLVMMemoryBufferRef object, const BtjitObjectNames *names,
  * The guard must be down when the library is entered: if an earlier
  * compile had left it raised, LLVM's handlers would stay ours outside the
  * library.  That is a bug; refuse to compile rather than carry on, and say
- * so in why[].
+ * so in why.
  */
 static bool
-btjit_guard_is_down(char *why, size_t whylen)
+btjit_guard_is_down(BtjitWhy *why)
 {
 	int			depth = btjit_llvm_guard_depth();
 
 	if (depth == 0)
 		return true;
-	snprintf(why, whylen,
-			 "the LLVM error guard was left raised (depth %d) by an earlier compile in this session",
-			 depth);
+	btjit_why_set(why,
+				  "the LLVM error guard was left raised (depth %d) by an earlier compile in this session",
+				  depth);
 	return false;
 }
 
@@ -1028,12 +1024,15 @@ btjit_llvm_compile_shape(const BtjitCompileRequest *request,
 {
 	LLVMModuleRef volatile mod = NULL;
 	volatile BtjitCompileOutcome outcome = BTJIT_COMPILE_BAD_TEMPLATE;
-	char	   *why = output->reason;
-	size_t		whylen = sizeof(output->reason);
+	BtjitWhy	why;
 
 	memset(output, 0, sizeof(*output));
-	if (!btjit_guard_is_down(why, whylen))
+	why.text[0] = '\0';
+	if (!btjit_guard_is_down(&why))
+	{
+		strlcpy(output->reason, why.text, sizeof(output->reason));
 		return output->outcome = BTJIT_COMPILE_GUARD_RAISED;
+	}
 
 	memset(btjit_phase_ms, 0, sizeof(btjit_phase_ms));
 	INSTR_TIME_SET_CURRENT(btjit_compile_start);
@@ -1045,7 +1044,7 @@ btjit_llvm_compile_shape(const BtjitCompileRequest *request,
 
 		btjit_context_create();
 
-		if (!btjit_specialise(request, &mod, output))
+		if (!btjit_specialise(request, &mod, output, &why))
 			goto done;
 
 		/* test hooks: fail here, with a module alive, inside the guard */
@@ -1062,7 +1061,7 @@ btjit_llvm_compile_shape(const BtjitCompileRequest *request,
 		if (LLVMTargetMachineEmitToMemoryBuffer(btjit_target_machine, mod,
 												LLVMObjectFile, &error, &object))
 		{
-			snprintf(why, whylen, "code generation failed: %s", error);
+			btjit_why_set(&why, "code generation failed: %s", error);
 			LLVMDisposeMessage(error);
 			goto done;
 		}
@@ -1076,14 +1075,14 @@ btjit_llvm_compile_shape(const BtjitCompileRequest *request,
 		output->object = palloc_extended(output->objlen, MCXT_ALLOC_NO_OOM);
 		if (output->object == NULL)
 		{
-			snprintf(why, whylen, "out of memory");
+			btjit_why_set(&why, "out of memory");
 			LLVMDisposeMemoryBuffer(object);
 			goto done;
 		}
 		memcpy(output->object, LLVMGetBufferStart(object), output->objlen);
 		outcome = BTJIT_COMPILE_LINK_FAILED;
 		if (btjit_link_object(object, request->names, &output->code,
-							  why, whylen))
+							  &why))
 			outcome = BTJIT_COMPILED;
 		else
 		{
@@ -1104,6 +1103,8 @@ done:
 	PG_END_TRY();
 	if (outcome == BTJIT_COMPILED)
 		btjit_phase_report(request->names->key);
+	else
+		strlcpy(output->reason, why.text, sizeof(output->reason));
 	return output->outcome = outcome;
 }
 
@@ -1120,7 +1121,7 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	BtjitObjectNames names;
 	BtjitCompileRequest request = {shape, tmpl, bc, &names, BTJIT_COMPILE_NORMAL};
 	BtjitCompileOutput out;
-	char		why[BTJIT_WHY_LEN];
+	BtjitWhy	why;
 	LLVMModuleRef volatile mod = NULL;
 	LLVMMemoryBufferRef volatile buf = NULL;
 	char	   *volatile text = NULL;
@@ -1140,21 +1141,21 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 	}
 	strlcpy(names.bcinfo, "btjit_search_explained_bc", sizeof(names.bcinfo));
 
-	if (!btjit_guard_is_down(why, sizeof(why)))
+	if (!btjit_guard_is_down(&why))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("btree_jit: could not compile the key shape"),
-				 errdetail_internal("%s", why)));
+				 errdetail_internal("%s", why.text)));
 
 	btjit_llvm_enter_guard();
 	PG_TRY();
 	{
 		btjit_context_create();
-		if (!btjit_specialise(&request, &mod, &out))
+		if (!btjit_specialise(&request, &mod, &out, &why))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("btree_jit: could not compile the key shape"),
-					 errdetail_internal("%s", out.reason)));
+					 errdetail_internal("%s", why.text)));
 
 		if (assembly)
 		{
@@ -1165,12 +1166,12 @@ btjit_llvm_explain_shape(const BtjitShape *shape, const BtjitTemplate *tmpl,
 													LLVMAssemblyFile, &error,
 													&asmbuf))
 			{
-				strlcpy(why, error, sizeof(why));
+				btjit_why_copy(&why, error);
 				LLVMDisposeMessage(error);
 				ereport(ERROR,
 						(errcode(ERRCODE_INTERNAL_ERROR),
 						 errmsg("btree_jit: could not generate machine code"),
-						 errdetail_internal("%s", why)));
+						 errdetail_internal("%s", why.text)));
 			}
 			buf = asmbuf;
 			result = pnstrdup(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));

@@ -51,7 +51,7 @@ static void btjit_relcache_callback(Datum arg, Oid relid);
 static void btjit_index_examine(Relation rel, BtjitIndex *ix, bool force);
 static BtjitCode *btjit_code_for_shape(const BtjitShape *shape,
 									   bool inline_only,
-									   char *why, size_t whylen);
+									   BtjitWhy *why);
 
 /* An index has received compiled code (runtime.h). */
 static void
@@ -193,7 +193,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 {
 	BtjitShape	shape;
 	BtjitCode  *code;
-	char		why[sizeof(ix->reason)];
+	BtjitWhy	why;
 	uint64		ncompiles = btjit_ncompiles;
 	uint64		nfailures = btjit_ncompile_failures;
 
@@ -217,15 +217,15 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 		return;
 	}
 
-	if (!btjit_shape_from_relation(rel, &shape, why, sizeof(why)))
+	if (!btjit_shape_from_relation(rel, &shape, &why))
 	{
 		ix->state = BTJIT_INDEX_STOCK;
 		ix->signature[0] = '\0';
-		strlcpy(ix->reason, why, sizeof(ix->reason));
+		strlcpy(ix->reason, why.text, sizeof(ix->reason));
 		return;
 	}
 
-	code = btjit_code_for_shape(&shape, force, why, sizeof(why));
+	code = btjit_code_for_shape(&shape, force, &why);
 	/* the shape's signature, which the code has made already */
 	if (code != NULL)
 		strlcpy(ix->signature, code->signature, sizeof(ix->signature));
@@ -242,13 +242,13 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 		ix->pending_code = code;
 		ix->due_searches = ix->counts.stock_searches +
 			BTJIT_DEMAND_REPORT_SEARCHES;
-		strlcpy(ix->reason, why, sizeof(ix->reason));
+		strlcpy(ix->reason, why.text, sizeof(ix->reason));
 		return;
 	}
 	if (code == NULL || code->linked.search == NULL)
 	{
 		ix->state = BTJIT_INDEX_STOCK;
-		strlcpy(ix->reason, why, sizeof(ix->reason));
+		strlcpy(ix->reason, why.text, sizeof(ix->reason));
 		/* a failure is retried in time (btjit_code_for_shape) */
 		if (code != NULL)
 		{
@@ -307,26 +307,26 @@ btjit_code_find(const BtjitShape *shape, uint32 hash)
 /*
  * A new code for the shape, not compiled yet and not in the list (it joins
  * the list once its compile returned: an ERROR inside leaves no entry);
- * NULL with why[] when the list is full (btree_jit.max_signatures) or
+ * NULL with why when the list is full (btree_jit.max_signatures) or
  * memory is short.
  */
 static BtjitCode *
-btjit_code_new(const BtjitShape *shape, uint32 hash, char *why, size_t whylen)
+btjit_code_new(const BtjitShape *shape, uint32 hash, BtjitWhy *why)
 {
 	BtjitCode  *code;
 
 	if (btjit_ncodes >= btjit_max_signatures)
 	{
-		snprintf(why, whylen,
-				 "compiled shape cache is full (btree_jit.max_signatures = %d)",
-				 btjit_max_signatures);
+		btjit_why_set(why,
+					  "compiled shape cache is full (btree_jit.max_signatures = %d)",
+					  btjit_max_signatures);
 		return NULL;
 	}
 	code = MemoryContextAllocExtended(TopMemoryContext, sizeof(BtjitCode),
 									  MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
 	if (code == NULL)
 	{
-		snprintf(why, whylen, "out of memory");
+		btjit_why_set(why, "out of memory");
 		return NULL;
 	}
 	code->hash = hash;
@@ -342,12 +342,12 @@ btjit_code_new(const BtjitShape *shape, uint32 hash, char *why, size_t whylen)
  */
 static void
 btjit_code_settle(BtjitCode *code, BtjitCompileResult result,
-				  const char *cwhy, char *why, size_t whylen)
+				  const char *cwhy, BtjitWhy *why)
 {
 	switch (result)
 	{
 		case BTJIT_COMPILE_QUEUED:
-			snprintf(why, whylen, "queued for the compile worker");
+			btjit_why_set(why, "queued for the compile worker");
 			break;
 		case BTJIT_COMPILE_OK:
 			btjit_shape_signature_tiers(&code->shape, code->linked.bcinfo,
@@ -366,7 +366,7 @@ btjit_code_settle(BtjitCode *code, BtjitCompileResult result,
 			code->failed_at = GetCurrentTimestamp();
 			memset(&code->linked, 0, sizeof(code->linked));
 			strlcpy(code->failure, cwhy, sizeof(code->failure));
-			snprintf(why, whylen, "compilation failed: %s", cwhy);
+			btjit_why_set(why, "compilation failed: %s", cwhy);
 
 			/*
 			 * The worker logged its own failure once for the cluster; a
@@ -387,24 +387,23 @@ btjit_code_settle(BtjitCode *code, BtjitCompileResult result,
  * or compiled now.  A shape that failed to compile is remembered with fn ==
  * NULL.  A queued shape (code->queued) is looked up again once the compile
  * generation has moved since this backend last looked.  Returns NULL (with
- * why[]) only when the cache is full.
+ * why) only when the cache is full.
  */
 static BtjitCode *
 btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
-					 char *why, size_t whylen)
+					 BtjitWhy *why)
 {
 	uint32		hash = btjit_shape_hash(shape);
 	BtjitCode  *code = btjit_code_find(shape, hash);
-	char		cwhy[BTJIT_WHY_LEN];
+	BtjitWhy	cwhy;
 	BtjitCompileResult result;
 
 	if (code == NULL)
 	{
-		code = btjit_code_new(shape, hash, why, whylen);
+		code = btjit_code_new(shape, hash, why);
 		if (code == NULL)
 			return NULL;
-		result = btjit_compile_shape(shape, code, inline_only,
-									 cwhy, sizeof(cwhy));
+		result = btjit_compile_shape(shape, code, inline_only, &cwhy);
 		code->next = btjit_codes;
 		btjit_codes = code;
 		btjit_ncodes++;
@@ -418,11 +417,10 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 			TimestampTzPlusMilliseconds(code->failed_at,
 										BTJIT_FAILED_RETRY_SECS * 1000))
 		{
-			snprintf(why, whylen, "compilation failed: %s", code->failure);
+			btjit_why_set(why, "compilation failed: %s", code->failure);
 			return code;
 		}
-		result = btjit_compile_shape(shape, code, inline_only,
-									 cwhy, sizeof(cwhy));
+		result = btjit_compile_shape(shape, code, inline_only, &cwhy);
 	}
 	else
 	{
@@ -430,19 +428,19 @@ btjit_code_for_shape(const BtjitShape *shape, bool inline_only,
 
 		if (!inline_only && generation == code->queued_generation)
 		{
-			snprintf(why, whylen, "queued for the compile worker");
+			btjit_why_set(why, "queued for the compile worker");
 			return code;
 		}
 		code->queued_generation = generation;
 		if (inline_only)
 		{
 			code->queued = false;
-			result = btjit_compile_shape(shape, code, true, cwhy, sizeof(cwhy));
+			result = btjit_compile_shape(shape, code, true, &cwhy);
 		}
 		else
-			result = btjit_compile_poll(code, cwhy, sizeof(cwhy));
+			result = btjit_compile_poll(code, &cwhy);
 	}
-	btjit_code_settle(code, result, cwhy, why, whylen);
+	btjit_code_settle(code, result, cwhy.text, why);
 	return code;
 }
 

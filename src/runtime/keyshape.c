@@ -193,12 +193,11 @@ btjit_builtin_symbol(Oid proc)
 }
 
 /*
- * Fill *shape for rel.  Returns false with why[] when the index has anything
+ * Fill *shape for rel.  Returns false with why when the index has anything
  * the compiled code does not reproduce exactly.
  */
 bool
-btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
-						  size_t whylen)
+btjit_shape_from_relation(Relation rel, BtjitShape *shape, BtjitWhy *why)
 {
 	int			nkeys;
 
@@ -206,14 +205,14 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 
 	if (rel->rd_rel->relam != BTREE_AM_OID)
 	{
-		snprintf(why, whylen, "not a btree index");
+		btjit_why_set(why, "not a btree index");
 		return false;
 	}
 	nkeys = IndexRelationGetNumberOfKeyAttributes(rel);
 	if (nkeys < 1 || nkeys > BTJIT_MAX_KEYS)
 	{
-		snprintf(why, whylen, "%d key columns (at most %d are supported)",
-				 nkeys, BTJIT_MAX_KEYS);
+		btjit_why_set(why, "%d key columns (at most %d are supported)",
+					  nkeys, BTJIT_MAX_KEYS);
 		return false;
 	}
 	shape->nkeys = nkeys;
@@ -234,9 +233,9 @@ btjit_shape_from_relation(Relation rel, BtjitShape *shape, char *why,
 							  att->attlen != 4 && att->attlen != 8) :
 			 (att->attlen == 0 || att->attlen < -2)))
 		{
-			snprintf(why, whylen,
-					 "key column %d: storage (len %d, byval %d, align '%c') is not understood",
-					 i + 1, att->attlen, (int) att->attbyval, att->attalign);
+			btjit_why_set(why,
+						  "key column %d: storage (len %d, byval %d, align '%c') is not understood",
+						  i + 1, att->attlen, (int) att->attbyval, att->attalign);
 			return false;
 		}
 		col->attlen = att->attlen;

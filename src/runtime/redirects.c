@@ -135,11 +135,11 @@ btjit_redirect_binsrch(void *replacement, BtjitStartupFault fault)
 
 /*
  * Find one target other than _bt_binsrch by its row's rule: its extent, or
- * false with why[].
+ * false with why.
  */
 static bool
 btjit_find_target(BtjitTarget target, const BtjitReplacements *replacements,
-				  uintptr_t *addr, size_t *size, char *why, size_t whylen)
+				  uintptr_t *addr, size_t *size, BtjitWhy *why)
 {
 	const BtjitLocation *loc = &btjit_module.location;
 
@@ -153,8 +153,8 @@ btjit_find_target(BtjitTarget target, const BtjitReplacements *replacements,
 				*addr = e != NULL ? e->addr : 0;
 				*size = e != NULL ? e->size : 0;
 				if (*addr == 0)
-					strlcpy(why, e != NULL ? e->refusal :
-							"the locator was not asked for it", whylen);
+					btjit_why_copy(why, e != NULL ? e->refusal :
+								   "the locator was not asked for it");
 				return *addr != 0;
 			}
 		case BTJIT_LOCATE_CALLER_OF_EXPORTED:
@@ -163,7 +163,7 @@ btjit_find_target(BtjitTarget target, const BtjitReplacements *replacements,
 
 				if (!btjit_locate_readpage_at(loc->binary_path, loc->load_bias,
 											  &replacements->readpage_signature,
-											  rp, why, whylen))
+											  rp, why->text, sizeof(why->text)))
 					return false;
 				*addr = rp->readpage;
 				*size = rp->readpage_size;
@@ -172,7 +172,7 @@ btjit_find_target(BtjitTarget target, const BtjitReplacements *replacements,
 		case BTJIT_LOCATE_CALLEE_GROUP:
 			break;				/* _bt_binsrch's: btjit_redirect_binsrch */
 	}
-	snprintf(why, whylen, "no locator for its rule");
+	btjit_why_set(why, "no locator for its rule");
 	return false;
 }
 
@@ -190,7 +190,7 @@ btjit_redirect_target(BtjitTarget target,
 	const BtjitTargetInfo *info = btjit_target_info(target);
 	void	   *replacement = replacements->functions[target];
 	BtjitDetour *detour = &btjit_module.detours[target];
-	char		why[512];
+	BtjitWhy	why;
 	uintptr_t	addr;
 	size_t		size;
 
@@ -200,19 +200,18 @@ btjit_redirect_target(BtjitTarget target,
 								 * says so */
 	if (info->prerequisite != BTJIT_TARGET_NONE &&
 		!btjit_module.redirected[info->prerequisite])
-		snprintf(why, sizeof(why), "%s is not redirected",
-				 btjit_target_info(info->prerequisite)->symbol);
-	else if (btjit_find_target(target, replacements, &addr, &size,
-							   why, sizeof(why)) &&
+		btjit_why_set(&why, "%s is not redirected",
+					  btjit_target_info(info->prerequisite)->symbol);
+	else if (btjit_find_target(target, replacements, &addr, &size, &why) &&
 			 btjit_detour_install((void *) addr, size, replacement, detour,
-								  why, sizeof(why)))
+								  why.text, sizeof(why.text)))
 	{
 		btjit_module.stock[target] = detour->stock;
 		btjit_module.redirected[target] = true;
 		return;
 	}
 	ereport(LOG,
-			(errmsg("btree_jit: %s not redirected: %s", info->symbol, why),
+			(errmsg("btree_jit: %s not redirected: %s", info->symbol, why.text),
 			 errdetail("%s", info->consequence)));
 }
 

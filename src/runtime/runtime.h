@@ -325,7 +325,7 @@ extern BtjitIndex *btjit_dispatch_open(Relation rel, bool force);
 
 /* ---- Key shape (keyshape.c) ---- */
 extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,
-									  char *why, size_t whylen);
+									  BtjitWhy *why);
 extern void btjit_shape_signature(const BtjitShape *shape, char *buf,
 								  size_t buflen);
 extern void btjit_shape_signature_tiers(const BtjitShape *shape,

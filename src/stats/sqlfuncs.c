@@ -356,7 +356,7 @@ btree_jit_explain(PG_FUNCTION_ARGS)
 	bool		assembly;
 	Relation	rel;
 	BtjitShape	shape;
-	char		why[BTJIT_WHY_LEN];
+	BtjitWhy	why;
 	char	   *result;
 
 	if (strcmp(format, "ir") == 0)
@@ -370,7 +370,7 @@ btree_jit_explain(PG_FUNCTION_ARGS)
 				 errhint("Valid formats are \"ir\" and \"asm\".")));
 
 	rel = btjit_open_btree_index(relid);
-	if (!btjit_shape_from_relation(rel, &shape, why, sizeof(why)))
+	if (!btjit_shape_from_relation(rel, &shape, &why))
 	{
 		char	   *name = pstrdup(RelationGetRelationName(rel));
 
@@ -378,7 +378,7 @@ btree_jit_explain(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("index \"%s\" uses the server's own page search", name),
-				 errdetail_internal("%s", why)));
+				 errdetail_internal("%s", why.text)));
 	}
 	relation_close(rel, AccessShareLock);
 

@@ -63,20 +63,20 @@ parse(LLVMContextRef ctx, const char *path)
 static void
 expect(LLVMModuleRef mod, const char *sym, bool importable, const char *reason_part)
 {
-	char		why[256] = "";
+	BtjitWhy	why = {""};
 	int			n = 0;
-	bool		ok = btjit_bc_check(mod, sym, fixture_resolve, &n, why, sizeof(why));
+	bool		ok = btjit_bc_check(mod, sym, fixture_resolve, &n, &why);
 
 	if (ok != importable ||
-		(!ok && reason_part != NULL && strstr(why, reason_part) == NULL))
+		(!ok && reason_part != NULL && strstr(why.text, reason_part) == NULL))
 	{
 		printf("FAIL %s: %s%s%s\n", sym, ok ? "importable" : "refused",
-			   ok ? "" : ": ", why);
+			   ok ? "" : ": ", why.text);
 		failures++;
 	}
 	else
 		printf("ok   %s: %s%s%s\n", sym, ok ? "importable" : "refused",
-			   ok ? "" : ": ", why);
+			   ok ? "" : ": ", why.text);
 }
 
 static void
@@ -93,12 +93,12 @@ import_into(LLVMContextRef ctx, const char *path, LLVMModuleRef dest,
 			const char *sym, const char *newname)
 {
 	LLVMModuleRef src = parse(ctx, path);
-	char		why[256];
+	BtjitWhy	why;
 	int			n;
 
-	if (!btjit_bc_prepare(src, sym, newname, fixture_resolve, &n, why, sizeof(why)))
+	if (!btjit_bc_prepare(src, sym, newname, fixture_resolve, &n, &why))
 	{
-		printf("FAIL prepare %s: %s\n", sym, why);
+		printf("FAIL prepare %s: %s\n", sym, why.text);
 		failures++;
 		LLVMDisposeModule(src);
 		return false;
@@ -191,7 +191,7 @@ server_mode(const char *dir, const char *exportfile, int nsyms, char **syms)
 	LLVMMemoryBufferRef buf;
 	char	   *msg = NULL;
 	BtjitBcIndex index;
-	char		why[256];
+	BtjitWhy	why;
 
 	if (f == NULL)
 		return 2;
@@ -212,10 +212,10 @@ server_mode(const char *dir, const char *exportfile, int nsyms, char **syms)
 		return 2;
 	}
 	index = btjit_bc_index_parse(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf),
-								 why, sizeof(why));
+								 &why);
 	if (index == NULL)
 	{
-		fprintf(stderr, "%s: %s\n", path, why);
+		fprintf(stderr, "%s: %s\n", path, why.text);
 		return 2;
 	}
 	for (int i = 0; i < nsyms; i++)
@@ -231,9 +231,9 @@ server_mode(const char *dir, const char *exportfile, int nsyms, char **syms)
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, modpath);
 		mod = parse(ctx, path);
-		if (!btjit_bc_check(mod, syms[i], exports_resolve, &n, why, sizeof(why)))
+		if (!btjit_bc_check(mod, syms[i], exports_resolve, &n, &why))
 		{
-			printf("%s refused %s\n", syms[i], why);
+			printf("%s refused %s\n", syms[i], why.text);
 			LLVMDisposeModule(mod);
 			continue;
 		}
@@ -245,7 +245,7 @@ server_mode(const char *dir, const char *exportfile, int nsyms, char **syms)
 			LLVMSetDataLayout(dest, LLVMGetDataLayoutStr(mod));
 			LLVMSetTarget(dest, LLVMGetTarget(mod));
 			ok = btjit_bc_prepare(mod, syms[i], "imported", exports_resolve,
-								  &n, why, sizeof(why));
+								  &n, &why);
 			if (ok)
 				ok = !LLVMLinkModules2(dest, mod);
 			else
@@ -256,7 +256,7 @@ server_mode(const char *dir, const char *exportfile, int nsyms, char **syms)
 				printf("%s bitcode %d %s\n", syms[i], n, modpath);
 			else
 				printf("%s refused prepare/link/verify failed: %s\n", syms[i],
-					   msg ? msg : why);
+					   msg ? msg : why.text);
 			LLVMDisposeMessage(msg);
 			msg = NULL;
 			LLVMDisposeModule(dest);

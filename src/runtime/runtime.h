@@ -148,13 +148,23 @@ btjit_slot_for(Relation rel)
 	return &btjit_slots[h >> (64 - BTJIT_SLOT_BITS)];
 }
 
-/* The slot of rel, if it holds rel's state now, and that entry is set. */
-static inline bool
-btjit_slot_holds(const BtjitSlot *slot, Relation rel, BtjitTarget target)
-{
-	return slot->rel == rel && slot->relid == rel->rd_id &&
-		slot->entries[target] != NULL;
+/*
+ * A slot's entry for a target, typed, when the slot holds rel's state now;
+ * NULL otherwise (or when the index has none): btjit_slot_entry_COMPARE()
+ * and so on, one per row of targetlist.h.  The entry is read once, and
+ * tested and called as read.
+ */
+#define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
+					 declined, type, counter, first, last, consequence) \
+static inline type \
+btjit_slot_entry_##id(const BtjitSlot *slot, Relation rel) \
+{ \
+	if (slot->rel != rel || slot->relid != rel->rd_id) \
+		return NULL; \
+	return (type) slot->entries[BTJIT_TARGET_##id]; \
 }
+#include "targetlist.h"
+#undef BTJIT_TARGET
 
 extern void btjit_dispatch_init(void *const *stock_entries);
 

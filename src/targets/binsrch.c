@@ -61,16 +61,16 @@ static OffsetNumber
 btjit_dispatch(Relation rel, BTScanInsert key, Buffer buf)
 {
 	BtjitSlot  *slot;
+	BtjitEntryFn entry;
 
 	/* Switched off: straight to the original, uncounted. */
 	if (unlikely(!btjit_enabled))
 		return BTJIT_STOCK_BINSRCH(rel, key, buf);
 
 	slot = btjit_slot_for(rel);
-	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_BINSRCH) &&
-			   btjit_fast_ok))
-		return btjit_entry_BINSRCH(slot->entries)(rel, key, buf,
-												  &slot->ix->counts.jit_searches);
+	entry = btjit_slot_entry_BINSRCH(slot, rel);
+	if (likely(entry != NULL && btjit_fast_ok))
+		return entry(rel, key, buf, &slot->ix->counts.jit_searches);
 	return btjit_dispatch_slow(rel, key, buf);
 }
 

@@ -116,19 +116,19 @@ btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
 	Relation	rel = scan->indexRelation;
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	BtjitSlot  *slot;
+	BtjitCheckEntryFn entry;
 
 	if (!btjit_code_active || arrayKeys || so->numArrayKeys != 0)
-		return BTJIT_STOCK_CHECK(scan, pstate, arrayKeys, tuple,
-										tupnatts);
+		return BTJIT_STOCK_CHECK(scan, pstate, arrayKeys, tuple, tupnatts);
 
 	slot = btjit_slot_for(rel);
-	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_CHECKKEYS)))
+	entry = btjit_slot_entry_CHECKKEYS(slot, rel);
+	if (likely(entry != NULL))
 	{
 		if (likely(btjit_fast_ok))
-			return btjit_entry_CHECKKEYS(slot->entries)(scan, tuple, tupnatts,
-								   (int) BTJIT_READPAGE_DIR(so, pstate),
-								   &pstate->continuescan,
-								   &slot->ix->counts.jit_checks);
+			return entry(scan, tuple, tupnatts,
+						 (int) BTJIT_READPAGE_DIR(so, pstate),
+						 &pstate->continuescan, &slot->ix->counts.jit_checks);
 		return btjit_verify_check(scan, pstate, tuple, tupnatts, slot->ix);
 	}
 	return BTJIT_STOCK_CHECK(scan, pstate, false, tuple, tupnatts);
@@ -184,17 +184,18 @@ btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 {
 	Relation	rel = scan->indexRelation;
 	BtjitSlot  *slot;
+	BtjitCheckEntryFn entry;
 
 	if (!btjit_code_active)
-		return BTJIT_STOCK_CHECK(scan, tuple, tupnatts, dir,
-										continuescan);
+		return BTJIT_STOCK_CHECK(scan, tuple, tupnatts, dir, continuescan);
 
 	slot = btjit_slot_for(rel);
-	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_CHECKKEYS)))
+	entry = btjit_slot_entry_CHECKKEYS(slot, rel);
+	if (likely(entry != NULL))
 	{
 		if (likely(btjit_fast_ok))
-			return btjit_entry_CHECKKEYS(slot->entries)(scan, tuple, tupnatts, (int) dir,
-								   continuescan, &slot->ix->counts.jit_checks);
+			return entry(scan, tuple, tupnatts, (int) dir, continuescan,
+						 &slot->ix->counts.jit_checks);
 		return btjit_verify_check(scan, tuple, tupnatts, dir, continuescan,
 								  slot->ix);
 	}

@@ -18,15 +18,18 @@
 
 #include "targets/targets.h"
 
-/* The server's _bt_compare, through its detour's trampoline. */
+/*
+ * The server's _bt_compare, through its detour's trampoline.  offnum is
+ * handed on in the 32 bits it came in (see btjit_dispatch_compare).
+ */
 typedef int32 (*BtjitCompareFn) (Relation rel, BTScanInsert key, Page page,
-								 OffsetNumber offnum);
+								 uint32 offnum);
 
 #define BTJIT_STOCK_COMPARE \
 	((BtjitCompareFn) btjit_module.stock[BTJIT_TARGET_COMPARE])
 
 static int32 btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
-									OffsetNumber offnum);
+									uint32 offnum);
 
 const BtjitTargetImpl btjit_target_compare = {
 	.dispatcher = (void *) btjit_dispatch_compare,
@@ -37,7 +40,11 @@ const BtjitTargetImpl btjit_target_compare = {
  * The redirected _bt_compare: the compiled compare of an index that has
  * one, else the original.  It never examines an index (the page search
  * does that) and counts only compiled calls, so an index without compiled
- * code costs one slot test.
+ * code costs one slot test.  offnum arrives in 32 bits whose upper half
+ * the caller need not have cleared (an OffsetNumber is 16 bits): the stock
+ * path hands the register on as it came, for the server's function to read
+ * as it would have; the compiled entry, which takes 32 bits, gets it
+ * truncated.
  */
 static pg_noinline int32 btjit_verify_compare(Relation rel, BTScanInsert key,
 											  Page page, OffsetNumber offnum,
@@ -45,20 +52,23 @@ static pg_noinline int32 btjit_verify_compare(Relation rel, BTScanInsert key,
 
 static int32
 btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
-					   OffsetNumber offnum)
+					   uint32 offnum)
 {
 	BtjitSlot  *slot;
+	BtjitCompareEntryFn entry;
 
 	if (!btjit_code_active)
 		return BTJIT_STOCK_COMPARE(rel, key, page, offnum);
 
 	slot = btjit_slot_for(rel);
-	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_COMPARE)))
+	entry = btjit_slot_entry_COMPARE(slot, rel);
+	if (likely(entry != NULL))
 	{
 		if (likely(btjit_fast_ok))
-			return btjit_entry_COMPARE(slot->entries)(rel, key, page, offnum,
-													  &slot->ix->counts.jit_compares);
-		return btjit_verify_compare(rel, key, page, offnum, slot->ix);
+			return entry(rel, key, page, (OffsetNumber) offnum,
+						 &slot->ix->counts.jit_compares);
+		return btjit_verify_compare(rel, key, page, (OffsetNumber) offnum,
+									slot->ix);
 	}
 	return BTJIT_STOCK_COMPARE(rel, key, page, offnum);
 }

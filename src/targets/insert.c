@@ -46,16 +46,17 @@ static OffsetNumber
 btjit_dispatch_insert(Relation rel, BTInsertState insertstate)
 {
 	BtjitSlot  *slot;
+	BtjitInsertEntryFn entry;
 
 	if (!btjit_code_active)
 		return BTJIT_STOCK_INSERT(rel, insertstate);
 
 	slot = btjit_slot_for(rel);
-	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_INSERT)))
+	entry = btjit_slot_entry_INSERT(slot, rel);
+	if (likely(entry != NULL))
 	{
 		if (likely(btjit_fast_ok))
-			return btjit_entry_INSERT(slot->entries)(rel, insertstate,
-													 &slot->ix->counts.jit_inserts);
+			return entry(rel, insertstate, &slot->ix->counts.jit_inserts);
 		return btjit_verify_insert(rel, insertstate, slot->ix);
 	}
 	return BTJIT_STOCK_INSERT(rel, insertstate);

@@ -574,7 +574,7 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
  * the compiled check; true if anything matched.  firstpage is 17 and 18's
  * argument (whether this is the first page the scan reads), false on 15.
  */
-static bool
+static pg_noinline bool
 btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
 {
@@ -662,7 +662,7 @@ leafread_first_difference(const BTScanPosData *a, const BTScanPosData *b,
  * back and the server's _bt_readpage runs.  Every byte of the position and
  * of the saved tuples must then agree, and the server's result stands.
  */
-static bool
+static pg_noinline bool
 btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 					  OffsetNumber offnum, bool firstpage,
 					  BtjitCheckEntryFn check, BtjitIndex *ix)
@@ -750,6 +750,7 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 	Relation	rel = scan->indexRelation;
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	BtjitSlot  *slot;
+	BtjitCheckEntryFn check;
 #ifndef BTJIT_CHECKKEYS_READPAGE_STATE
 	bool		firstpage = false;	/* 15 has no such argument */
 #endif
@@ -760,10 +761,9 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 									firstpage);
 
 	slot = btjit_slot_for(rel);
-	if (likely(btjit_slot_holds(slot, rel, BTJIT_TARGET_CHECKKEYS)))
+	check = btjit_slot_entry_CHECKKEYS(slot, rel);
+	if (likely(check != NULL))
 	{
-		BtjitCheckEntryFn check = btjit_entry_CHECKKEYS(slot->entries);
-
 		if (likely(btjit_fast_ok))
 			return btjit_leafread(scan, dir, (OffsetNumber) offnum, firstpage,
 								  check, &slot->ix->counts);

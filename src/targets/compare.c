@@ -50,18 +50,20 @@ static pg_noinline int32 btjit_verify_compare(Relation rel, BTScanInsert key,
 											  Page page, OffsetNumber offnum,
 											  BtjitIndex *ix);
 
-static int32
-btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
-					   uint32 offnum)
+/*
+ * With compiled code somewhere in this backend: the slot probe.  Apart
+ * from the dispatcher so that its path to the server's code without any
+ * (the module off, or nothing compiled yet: every comparison of the
+ * server's own page search) is a test and a jump, whatever registers this
+ * part needs.
+ */
+static pg_noinline int32
+btjit_dispatch_compare_code(Relation rel, BTScanInsert key, Page page,
+							uint32 offnum)
 {
-	BtjitSlot  *slot;
-	BtjitCompareEntryFn entry;
+	BtjitSlot  *slot = btjit_slot_for(rel);
+	BtjitCompareEntryFn entry = btjit_slot_entry_COMPARE(slot, rel);
 
-	if (!btjit_code_active)
-		return BTJIT_STOCK_COMPARE(rel, key, page, offnum);
-
-	slot = btjit_slot_for(rel);
-	entry = btjit_slot_entry_COMPARE(slot, rel);
 	if (likely(entry != NULL))
 	{
 		if (likely(btjit_fast_ok))
@@ -71,6 +73,15 @@ btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
 									slot->ix);
 	}
 	return BTJIT_STOCK_COMPARE(rel, key, page, offnum);
+}
+
+static int32
+btjit_dispatch_compare(Relation rel, BTScanInsert key, Page page,
+					   uint32 offnum)
+{
+	if (!btjit_code_active)
+		return BTJIT_STOCK_COMPARE(rel, key, page, offnum);
+	return btjit_dispatch_compare_code(rel, key, page, offnum);
 }
 
 /* verify mode: run both, and they must agree exactly */

@@ -234,12 +234,29 @@ typedef struct LeafreadPage
 } LeafreadPage;
 
 /*
+ * What the page shortcut tests items with: a copy of the read's fields,
+ * made only when the shortcut is tried, so that handing it to a function
+ * kept out of line does not make the walk keep its own LeafreadPage in
+ * memory rather than in registers.
+ */
+typedef struct LeafreadProbe
+{
+	IndexScanDesc scan;
+	BTScanOpaque so;
+	Page		page;
+	int			natts;
+	ScanDirection dir;
+	BtjitCheckEntryFn check;
+	uint64	   *counters;
+} LeafreadProbe;
+
+/*
  * Whether the item at offnum passes every scan key (dead or not).  On 17
  * and 18 the test gets a read state of its own that skips no key: the
  * page's may have the server's precheck or startikey set.
  */
 static inline bool
-leafread_passes(const LeafreadPage *lp, OffsetNumber offnum)
+leafread_passes(const LeafreadProbe *lp, OffsetNumber offnum)
 {
 	IndexTuple	itup = (IndexTuple) PageGetItem(lp->page,
 												PageGetItemId(lp->page, offnum));
@@ -274,7 +291,7 @@ leafread_passes(const LeafreadPage *lp, OffsetNumber offnum)
  * read state may have skipped some, so there it is tested again.
  */
 static pg_noinline OffsetNumber
-leafread_run_end(const LeafreadPage *lp, OffsetNumber from,
+leafread_run_end(const LeafreadProbe *lp, OffsetNumber from,
 				 OffsetNumber last, LeafreadRunStage *stage)
 {
 	LeafreadRunStage tried = *stage;
@@ -441,7 +458,9 @@ static pg_attribute_always_inline OffsetNumber
 leafread_take_run(LeafreadPage *lp, OffsetNumber offnum, bool forward,
 				  LeafreadRunStage *stage, int *shortcut_at, int *itemIndex)
 {
-	OffsetNumber end = leafread_run_end(lp, offnum,
+	LeafreadProbe probe = {lp->scan, lp->so, lp->page, lp->natts, lp->dir,
+	lp->check, lp->counters};
+	OffsetNumber end = leafread_run_end(&probe, offnum,
 										forward ? lp->maxoff : lp->minoff,
 										stage);
 

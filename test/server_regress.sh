@@ -46,8 +46,10 @@
 # caller (test/suite-versions.sh: chroot_server_source on the host, bound
 # into the chroot; its version is read from DIR/debian/changelog).
 # Otherwise we fetch the Debian source package of exactly the installed
-# version with a private apt sources list for this machine's release (the
-# machine's apt configuration is never touched) and cache the unpacked tree
+# version (or, when the archive does not serve that one, the newest of the
+# same major it does) with a private apt sources list for this machine's
+# release (the machine's apt configuration is never touched) and cache the
+# unpacked tree
 # in $BTJIT_CACHE_DIR (default /var/cache/btree_jit).  regress.so is
 # compiled from that tree against the installed server headers; autoinc.so
 # and refint.so come from the server.
@@ -113,6 +115,79 @@ pg_deb_version=$(dpkg-query -W -f='${Version}' "$pg_package" 2>/dev/null) ||
 	btjit_die "pg_config says '$pg_config_version' but $pg_package is $pg_deb_version"
 
 cache_dir=${BTJIT_CACHE_DIR:-/var/cache/btree_jit}
+
+# fetch_source: unpack the Debian source of $pg_package into the cache and
+# set src_deb_version and srcdir.  The installed version's source first; a
+# security archive may publish a binary whose source the mirror does not
+# serve (15.20 from bookworm-security: the .deb downloads, the .dsc is a
+# 404), and then the newest other source of the same major the private
+# lists offer, which the "another minor" rule below handles.
+fetch_source() {
+	local tmp opts codename v
+	local -a candidates
+	mkdir -p "$cache_dir"
+	tmp=$(mktemp -d "$cache_dir/.fetch.XXXXXX")
+	cluster_on_exit "rm -rf '$tmp'"
+	mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
+	# this machine's release (bookworm for 15).  In the chroots of 17 and 18
+	# test/suite-versions.sh gives BTJIT_SERVER_SOURCE instead (sid's
+	# os-release names testing, whose source may not be sid's version).
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[[ -n $codename ]] || btjit_die "cannot tell this machine's Debian release (/etc/os-release)"
+	echo "deb-src http://deb.debian.org/debian $codename main" >"$tmp/sources.list"
+	if [[ $codename != sid ]]; then
+		echo "deb-src http://deb.debian.org/debian $codename-updates main" >>"$tmp/sources.list"
+		echo "deb-src http://deb.debian.org/debian-security $codename-security main" >>"$tmp/sources.list"
+	fi
+	# Every apt path that would otherwise be the machine's (source lists,
+	# lists dir, package caches) points into $tmp.  The sandbox user is root
+	# because _apt cannot enter the mktemp dir; apt still checks signatures.
+	opts=(-o "Dir::Etc::SourceList=$tmp/sources.list"
+		-o "Dir::Etc::SourceParts=/dev/null"
+		-o "Dir::State::Lists=$tmp/lists"
+		-o "Dir::Cache=$tmp/cache"
+		-o "APT::Sandbox::User=root")
+	apt-get -q "${opts[@]}" update >"$tmp/update.log" 2>&1 || {
+		cat "$tmp/update.log" >&2
+		btjit_die "apt-get update with the private deb-src list failed"
+	}
+	# the installed version, then every other version of the package the
+	# lists name, newest first
+	candidates=("$pg_deb_version")
+	while read -r v; do
+		[[ $v == "$pg_deb_version" ]] || candidates+=("$v")
+	done < <(apt-cache "${opts[@]}" showsrc "$pg_package" 2>/dev/null |
+		sed -nE 's/^Version: (.+)/\1/p' | sort -ruV)
+	src_deb_version=""
+	for v in "${candidates[@]}"; do
+		btjit_log "fetching source $pg_package=$v"
+		rm -rf "${tmp:?}/dl"/*
+		if (cd "$tmp/dl" && apt-get -q "${opts[@]}" source --download-only "$pg_package=$v") \
+			>"$tmp/source.log" 2>&1; then
+			src_deb_version=$v
+			break
+		fi
+		btjit_log "the archive does not serve the source of $pg_package=$v: $(grep -m1 -E '^E:' "$tmp/source.log" || tail -n 1 "$tmp/source.log")"
+	done
+	[[ -n $src_deb_version ]] || {
+		cat "$tmp/source.log" >&2
+		btjit_die "no source of $pg_package in the archive (tried: ${candidates[*]})"
+	}
+	srcdir=$cache_dir/$pg_package-$src_deb_version
+	# dpkg-source applies Debian's patches, as in the build of the binary.
+	(cd "$tmp/dl" && dpkg-source -x ./*.dsc "$tmp/src") >"$tmp/unpack.log" 2>&1 || {
+		cat "$tmp/unpack.log" >&2
+		btjit_die "dpkg-source -x failed"
+	}
+	# the server (user postgres) reads the suite's data files, whatever
+	# root's umask was
+	chmod -R a+rX "$tmp/src"
+	rm -rf "$srcdir"
+	mv "$tmp/src" "$srcdir"
+	touch "$srcdir/.btree_jit-complete"
+	rm -rf "$tmp"
+}
+
 if [[ -n ${BTJIT_SERVER_SOURCE:-} ]]; then
 	srcdir=$(cd "$BTJIT_SERVER_SOURCE" && pwd) ||
 		btjit_die "BTJIT_SERVER_SOURCE=$BTJIT_SERVER_SOURCE is not a directory"
@@ -126,11 +201,13 @@ if [[ -n ${BTJIT_SERVER_SOURCE:-} ]]; then
 	fi
 	[[ -n $src_deb_version ]] ||
 		btjit_die "$srcdir/debian/changelog does not name a version: not an unpacked Debian source (or set BTJIT_SERVER_SOURCE_VERSION)?"
-	marker=""
-else
+	btjit_log "using the source in $srcdir (BTJIT_SERVER_SOURCE, $src_deb_version)"
+elif [[ -f $cache_dir/$pg_package-$pg_deb_version/.btree_jit-complete ]]; then
 	src_deb_version=$pg_deb_version
 	srcdir=$cache_dir/$pg_package-$pg_deb_version
-	marker=$srcdir/.btree_jit-complete
+	btjit_log "using cached source $srcdir"
+else
+	fetch_source
 fi
 src_upstream=$(upstream_of "$src_deb_version")
 [[ $(sed -nE 's/^([0-9]+).*/\1/p' <<<"$src_upstream") == "$pg_major" ]] ||
@@ -138,61 +215,6 @@ src_upstream=$(upstream_of "$src_deb_version")
 # the suite of exactly the server's version: its baseline must pass entirely
 exact_source=0
 [[ $src_upstream == "$pg_upstream" ]] && exact_source=1
-
-fetch_source() {
-	local tmp opts codename
-	mkdir -p "$cache_dir"
-	tmp=$(mktemp -d "$cache_dir/.fetch.XXXXXX")
-	cluster_on_exit "rm -rf '$tmp'"
-	mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
-	# this machine's release (bookworm for 15).  In the chroots of 17 and 18
-	# test/suite-versions.sh gives BTJIT_SERVER_SOURCE instead (sid's
-	# os-release names testing, whose source may not be sid's version).
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-	[[ -n $codename ]] || btjit_die "cannot tell this machine's Debian release (/etc/os-release)"
-	echo "deb-src http://deb.debian.org/debian $codename main" >"$tmp/sources.list"
-	if [[ $codename != sid ]]; then
-		echo "deb-src http://deb.debian.org/debian-security $codename-security main" >>"$tmp/sources.list"
-	fi
-	# Every apt path that would otherwise be the machine's (source lists,
-	# lists dir, package caches) points into $tmp.  The sandbox user is root
-	# because _apt cannot enter the mktemp dir; apt still checks signatures.
-	opts=(-o "Dir::Etc::SourceList=$tmp/sources.list"
-		-o "Dir::Etc::SourceParts=/dev/null"
-		-o "Dir::State::Lists=$tmp/lists"
-		-o "Dir::Cache=$tmp/cache"
-		-o "APT::Sandbox::User=root")
-	btjit_log "fetching source $pg_package=$pg_deb_version into $srcdir"
-	apt-get -q "${opts[@]}" update >"$tmp/update.log" 2>&1 || {
-		cat "$tmp/update.log" >&2
-		btjit_die "apt-get update with the private deb-src list failed"
-	}
-	(cd "$tmp/dl" && apt-get -q "${opts[@]}" source --download-only "$pg_package=$pg_deb_version") \
-		>"$tmp/source.log" 2>&1 || {
-		cat "$tmp/source.log" >&2
-		btjit_die "apt-get source $pg_package=$pg_deb_version failed (is that version still in the archive?)"
-	}
-	# dpkg-source applies Debian's patches, as in the build of the binary.
-	(cd "$tmp/dl" && dpkg-source -x ./*.dsc "$tmp/src") >"$tmp/unpack.log" 2>&1 || {
-		cat "$tmp/unpack.log" >&2
-		btjit_die "dpkg-source -x failed"
-	}
-	# the server (user postgres) reads the suite's data files, whatever
-	# root's umask was
-	chmod -R a+rX "$tmp/src"
-	rm -rf "$srcdir"
-	mv "$tmp/src" "$srcdir"
-	touch "$marker"
-	rm -rf "$tmp"
-}
-
-if [[ -z $marker ]]; then
-	btjit_log "using the source in $srcdir (BTJIT_SERVER_SOURCE, $src_deb_version)"
-elif [[ ! -f $marker ]]; then
-	fetch_source
-else
-	btjit_log "using cached source $srcdir"
-fi
 if [[ $exact_source == 0 ]]; then
 	btjit_log "NOTE: the suite is $src_deb_version's, the server $pg_deb_version: baseline failures are allowed, the module runs must match them test by test"
 fi

@@ -36,6 +36,13 @@ static const struct config_enum_entry locate_fault_options[] = {
 	{"truncated", BTJIT_STARTUP_FAULT_TRUNCATED, false},
 	{"no_callconv", BTJIT_STARTUP_FAULT_NO_CALLCONV, false},
 	{"unsupported_major", BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR, false},
+	{"unchecked_release", BTJIT_STARTUP_FAULT_UNCHECKED_RELEASE, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry unchecked_release_options[] = {
+	{"server", BTJIT_UNCHECKED_RELEASE_SERVER, false},
+	{"module", BTJIT_UNCHECKED_RELEASE_MODULE, false},
 	{NULL, 0, false}
 };
 
@@ -110,18 +117,44 @@ btjit_start_targets(void)
 	btjit_objcache_preload(&callbacks);
 }
 
-/* The switches of the redirected searches: on, verify, prefetch hints. */
+/*
+ * The switches of the redirected searches: the DBA's and the session's,
+ * verify, prefetch hints; and what a point release the module was not
+ * checked against gets.
+ */
 static void
 btjit_define_search_gucs(void)
 {
+	DefineCustomBoolVariable("btree_jit.cluster_enabled",
+							 "Allows sessions to route B-tree searches through compiled code.",
+							 "When off, every search in every session runs the server's own code, "
+							 "whatever the session's btree_jit.enabled.",
+							 &btjit_cluster_enabled,
+							 true,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, btjit_assign_cluster_enabled, NULL);
+
 	DefineCustomBoolVariable("btree_jit.enabled",
-							 "Routes B-tree page searches through specialised compiled code.",
-							 "When off, every page search runs the server's own code.",
-							 &btjit_enabled,
+							 "Routes this session's B-tree searches through specialised compiled code.",
+							 "When off, every search runs the server's own code.  Has no effect while "
+							 "btree_jit.cluster_enabled is off.",
+							 &btjit_session_enabled,
 							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, btjit_assign_enabled, NULL);
+
+	DefineCustomEnumVariable("btree_jit.unchecked_release",
+							 "Who runs the server functions the module reproduces on a point release it was not checked against.",
+							 "server: they are not redirected (the page search still is); "
+							 "module: they are redirected as on a checked release.",
+							 &btjit_unchecked_release,
+							 BTJIT_UNCHECKED_RELEASE_SERVER,
+							 unchecked_release_options,
+							 PGC_POSTMASTER,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("btree_jit.verify",
 							 "Runs the server's own page search beside the compiled code and raises an error on any difference.",

@@ -58,6 +58,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/cluster.sh
 source "$here/lib/cluster.sh"
+# shellcheck source=lib/source.sh
+source "$here/lib/source.sh"
 
 all_runs=(off on verify verify_jit)
 if [[ $# -gt 0 ]]; then
@@ -114,80 +116,6 @@ pg_deb_version=$(dpkg-query -W -f='${Version}' "$pg_package" 2>/dev/null) ||
 [[ $(upstream_of "$pg_deb_version") == "$pg_upstream" ]] ||
 	btjit_die "pg_config says '$pg_config_version' but $pg_package is $pg_deb_version"
 
-cache_dir=${BTJIT_CACHE_DIR:-/var/cache/btree_jit}
-
-# fetch_source: unpack the Debian source of $pg_package into the cache and
-# set src_deb_version and srcdir.  The installed version's source first; a
-# security archive may publish a binary whose source the mirror does not
-# serve (15.20 from bookworm-security: the .deb downloads, the .dsc is a
-# 404), and then the newest other source of the same major the private
-# lists offer, which the "another minor" rule below handles.
-fetch_source() {
-	local tmp opts codename v
-	local -a candidates
-	mkdir -p "$cache_dir"
-	tmp=$(mktemp -d "$cache_dir/.fetch.XXXXXX")
-	cluster_on_exit "rm -rf '$tmp'"
-	mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
-	# this machine's release (bookworm for 15).  In the chroots of 17 and 18
-	# test/suite-versions.sh gives BTJIT_SERVER_SOURCE instead (sid's
-	# os-release names testing, whose source may not be sid's version).
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-	[[ -n $codename ]] || btjit_die "cannot tell this machine's Debian release (/etc/os-release)"
-	echo "deb-src http://deb.debian.org/debian $codename main" >"$tmp/sources.list"
-	if [[ $codename != sid ]]; then
-		echo "deb-src http://deb.debian.org/debian $codename-updates main" >>"$tmp/sources.list"
-		echo "deb-src http://deb.debian.org/debian-security $codename-security main" >>"$tmp/sources.list"
-	fi
-	# Every apt path that would otherwise be the machine's (source lists,
-	# lists dir, package caches) points into $tmp.  The sandbox user is root
-	# because _apt cannot enter the mktemp dir; apt still checks signatures.
-	opts=(-o "Dir::Etc::SourceList=$tmp/sources.list"
-		-o "Dir::Etc::SourceParts=/dev/null"
-		-o "Dir::State::Lists=$tmp/lists"
-		-o "Dir::Cache=$tmp/cache"
-		-o "APT::Sandbox::User=root")
-	apt-get -q "${opts[@]}" update >"$tmp/update.log" 2>&1 || {
-		cat "$tmp/update.log" >&2
-		btjit_die "apt-get update with the private deb-src list failed"
-	}
-	# the installed version, then every other version of the package the
-	# lists name, newest first
-	candidates=("$pg_deb_version")
-	while read -r v; do
-		[[ $v == "$pg_deb_version" ]] || candidates+=("$v")
-	done < <(apt-cache "${opts[@]}" showsrc "$pg_package" 2>/dev/null |
-		sed -nE 's/^Version: (.+)/\1/p' | sort -ruV)
-	src_deb_version=""
-	for v in "${candidates[@]}"; do
-		btjit_log "fetching source $pg_package=$v"
-		rm -rf "${tmp:?}/dl"/*
-		if (cd "$tmp/dl" && apt-get -q "${opts[@]}" source --download-only "$pg_package=$v") \
-			>"$tmp/source.log" 2>&1; then
-			src_deb_version=$v
-			break
-		fi
-		btjit_log "the archive does not serve the source of $pg_package=$v: $(grep -m1 -E '^E:' "$tmp/source.log" || tail -n 1 "$tmp/source.log")"
-	done
-	[[ -n $src_deb_version ]] || {
-		cat "$tmp/source.log" >&2
-		btjit_die "no source of $pg_package in the archive (tried: ${candidates[*]})"
-	}
-	srcdir=$cache_dir/$pg_package-$src_deb_version
-	# dpkg-source applies Debian's patches, as in the build of the binary.
-	(cd "$tmp/dl" && dpkg-source -x ./*.dsc "$tmp/src") >"$tmp/unpack.log" 2>&1 || {
-		cat "$tmp/unpack.log" >&2
-		btjit_die "dpkg-source -x failed"
-	}
-	# the server (user postgres) reads the suite's data files, whatever
-	# root's umask was
-	chmod -R a+rX "$tmp/src"
-	rm -rf "$srcdir"
-	mv "$tmp/src" "$srcdir"
-	touch "$srcdir/.btree_jit-complete"
-	rm -rf "$tmp"
-}
-
 if [[ -n ${BTJIT_SERVER_SOURCE:-} ]]; then
 	srcdir=$(cd "$BTJIT_SERVER_SOURCE" && pwd) ||
 		btjit_die "BTJIT_SERVER_SOURCE=$BTJIT_SERVER_SOURCE is not a directory"
@@ -202,12 +130,10 @@ if [[ -n ${BTJIT_SERVER_SOURCE:-} ]]; then
 	[[ -n $src_deb_version ]] ||
 		btjit_die "$srcdir/debian/changelog does not name a version: not an unpacked Debian source (or set BTJIT_SERVER_SOURCE_VERSION)?"
 	btjit_log "using the source in $srcdir (BTJIT_SERVER_SOURCE, $src_deb_version)"
-elif [[ -f $cache_dir/$pg_package-$pg_deb_version/.btree_jit-complete ]]; then
-	src_deb_version=$pg_deb_version
-	srcdir=$cache_dir/$pg_package-$pg_deb_version
-	btjit_log "using cached source $srcdir"
 else
-	fetch_source
+	host_server_source "$pg_package" "$pg_deb_version"
+	srcdir=$BTJIT_HOST_SOURCE_DIR
+	src_deb_version=$BTJIT_HOST_SOURCE_VERSION
 fi
 src_upstream=$(upstream_of "$src_deb_version")
 [[ $(sed -nE 's/^([0-9]+).*/\1/p' <<<"$src_upstream") == "$pg_major" ]] ||

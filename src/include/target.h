@@ -38,11 +38,30 @@ typedef enum BtjitLocateRule
 	BTJIT_LOCATE_CALLER_OF_EXPORTED
 } BtjitLocateRule;
 
+/*
+ * Whether a target may be redirected on a point release of its major that
+ * the module was not checked against (src/include/mirrorlist.h).
+ */
+typedef enum BtjitReleaseRule
+{
+	/*
+	 * It reproduces only the B-tree's order, which is on disk and so fixed
+	 * for a major: any point release
+	 */
+	BTJIT_RELEASES_ANY,
+	/*
+	 * It reproduces server code a point release may fix: only on the
+	 * releases mirrorlist.h lists as checked
+	 */
+	BTJIT_RELEASES_CHECKED
+} BtjitReleaseRule;
+
 typedef enum BtjitTarget
 {
 	BTJIT_TARGET_NONE = -1,
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
-					 declined, type, counter, first, last, consequence) \
+					 declined, type, counter, first, last, releases, \
+					 consequence) \
 	BTJIT_TARGET_##id,
 #include "targetlist.h"
 #undef BTJIT_TARGET
@@ -62,6 +81,7 @@ typedef struct BtjitTargetInfo
 	const char *counter;		/* stem of jit_* and verified_* */
 	int			first_major;
 	int			last_major;
+	BtjitReleaseRule releases;	/* on an unchecked point release */
 	const char *consequence;	/* of not redirecting it */
 } BtjitTargetInfo;
 
@@ -70,10 +90,11 @@ btjit_target_info(BtjitTarget target)
 {
 	static const BtjitTargetInfo infos[BTJIT_NTARGETS] = {
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
-					 declined, type, counter, first, last, consequence) \
+					 declined, type, counter, first, last, releases, \
+					 consequence) \
 		[BTJIT_TARGET_##id] = {symbol, locate, BTJIT_TARGET_##prereq, \
 							   tmpl, pfx, sfx, declined, #counter, \
-							   first, last, consequence},
+							   first, last, releases, consequence},
 #include "targetlist.h"
 #undef BTJIT_TARGET
 	};
@@ -99,7 +120,8 @@ btjit_target_in_major(BtjitTarget target, int major)
 typedef void *BtjitEntries[BTJIT_NTARGETS];
 
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
-					 declined, type, counter, first, last, consequence) \
+					 declined, type, counter, first, last, releases, \
+					 consequence) \
 static inline type \
 btjit_entry_##id(void *const *entries) \
 { \

@@ -39,6 +39,9 @@
  *					server's under verify)
  *	first_major,	the majors in which the server has it in the form the
  *	last_major		module replaces
+ *	releases		whether it is redirected on a point release the module
+ *					was not checked against (BtjitReleaseRule, target.h;
+ *					the checked releases are mirrorlist.h's)
  *	consequence		what runs the server's code when it is not redirected
  *
  *-------------------------------------------------------------------------
@@ -46,27 +49,27 @@
 
 /* id, name, symbol, locate, prereq,
  * template_entry, object_prefix, object_suffix, declined, entry_type, counter,
- * first_major, last_major, consequence */
+ * first_major, last_major, releases, consequence */
 BTJIT_TARGET(BINSRCH, binsrch, "_bt_binsrch", BTJIT_LOCATE_CALLEE_GROUP, NONE,
 			 "btjit_entry", "btjit_entry_", "", "btjit_declined", BtjitEntryFn, searches,
-			 15, 19,
+			 15, 19, BTJIT_RELEASES_ANY,
 			 "Every B-tree page search uses the server's own code.")
 BTJIT_TARGET(COMPARE, compare, "_bt_compare", BTJIT_LOCATE_EXPORTED, BINSRCH,
 			 "btjit_compare_entry", "btjit_search_", "_cmp", "btjit_compare_declined",
 			 BtjitCompareEntryFn, compares,
-			 15, 19,
+			 15, 19, BTJIT_RELEASES_ANY,
 			 "Page searches use compiled code; other comparisons use the server's own.")
 BTJIT_TARGET(INSERT, insert, "_bt_binsrch_insert", BTJIT_LOCATE_EXPORTED, BINSRCH,
 			 "btjit_insert_entry", "btjit_search_", "_ins", "btjit_insert_declined",
 			 BtjitInsertEntryFn, inserts,
-			 15, 19,
+			 15, 19, BTJIT_RELEASES_CHECKED,
 			 "Insertions search their leaf page with the server's own code.")
 BTJIT_TARGET(CHECKKEYS, checkkeys, "_bt_checkkeys", BTJIT_LOCATE_EXPORTED, BINSRCH,
 			 "btjit_check_entry", "btjit_search_", "_chk", "btjit_check_declined",
 			 BtjitCheckEntryFn, checks,
-			 15, 18,
+			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Scans test their keys with the server's own code.")
 BTJIT_TARGET(READPAGE, readpage, "_bt_readpage", BTJIT_LOCATE_CALLER_OF_EXPORTED, CHECKKEYS,
 			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, leafreads,
-			 15, 18,
+			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Scans read their leaf pages with the server's own code.")

@@ -21,7 +21,13 @@
 
 #include "runtime/runtime.h"
 
+/* the settings: btree_jit.cluster_enabled, .enabled, .verify */
+bool		btjit_cluster_enabled = true;
+bool		btjit_session_enabled = true;
 bool		btjit_verify = false;
+
+/* cluster_enabled and session enabled: what every dispatcher tests */
+bool		btjit_enabled = true;
 
 /* enabled and not verify: a dispatcher may call compiled code directly */
 bool		btjit_fast_ok = true;
@@ -36,21 +42,40 @@ BtjitSlot	btjit_slots[BTJIT_SLOTS];
 static BtjitEntries btjit_stock_entries;
 
 /*
- * Keep btjit_fast_ok = enabled && !verify for the page search's one test,
- * and btjit_code_active = enabled && btjit_code_present for the other
- * dispatchers' (GUC assign hooks).
+ * Derive the flags the dispatchers test from the three settings:
+ * btjit_enabled (the DBA's switch and the session's), btjit_fast_ok
+ * (enabled and not verify) for the page search's one test, and
+ * btjit_code_active (enabled and some compiled code) for the others'.
+ * The DBA's switch is a cap: a session can turn the module off below it,
+ * never on above it.
  */
+static void
+btjit_switches_changed(bool cluster_enabled, bool session_enabled,
+					   bool verify)
+{
+	btjit_enabled = cluster_enabled && session_enabled;
+	btjit_fast_ok = btjit_enabled && !verify;
+	btjit_code_active = btjit_enabled && btjit_code_present;
+}
+
+/* GUC assign hooks: each is called before its variable takes newval */
+void
+btjit_assign_cluster_enabled(bool newval, void *extra)
+{
+	btjit_switches_changed(newval, btjit_session_enabled, btjit_verify);
+}
+
 void
 btjit_assign_enabled(bool newval, void *extra)
 {
-	btjit_fast_ok = newval && !btjit_verify;
-	btjit_code_active = newval && btjit_code_present;
+	btjit_switches_changed(btjit_cluster_enabled, newval, btjit_verify);
 }
 
 void
 btjit_assign_verify(bool newval, void *extra)
 {
-	btjit_fast_ok = btjit_enabled && !newval;
+	btjit_switches_changed(btjit_cluster_enabled, btjit_session_enabled,
+						   newval);
 }
 
 /*

@@ -31,7 +31,6 @@
 
 #include "runtime/runtime.h"
 
-bool		btjit_enabled = true;
 int			btjit_compile_threshold = 64;
 int			btjit_max_signatures = 64;
 bool		btjit_code_present = false;

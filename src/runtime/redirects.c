@@ -24,16 +24,29 @@
  */
 #include "postgres.h"
 
+#include "utils/guc.h"
+
 #include "runtime/runtime.h"
 
 BtjitModuleState btjit_module;
+
+/* btree_jit.unchecked_release: a BtjitUncheckedRelease */
+int			btjit_unchecked_release = BTJIT_UNCHECKED_RELEASE_SERVER;
+
+/* The releases mirrorlist.h lists as checked. */
+static const int btjit_checked_releases[] = {
+#define BTJIT_CHECKED(major, version_num, what) version_num,
+#include "mirrorlist.h"
+#undef BTJIT_CHECKED
+};
 
 /* The exported targets of targetlist.h fit the locator's request. */
 enum
 {
 	BTJIT_EXPORTED_ROWS = 0
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
-					 declined, type, counter, first, last, consequence) \
+					 declined, type, counter, first, last, releases, \
+					 consequence) \
 	+ ((locate) == BTJIT_LOCATE_EXPORTED)
 #include "targetlist.h"
 #undef BTJIT_TARGET
@@ -51,6 +64,45 @@ btjit_report_inactive(const char *hint)
 			(errmsg("btree_jit is inactive: %s", btjit_module.reason),
 			 errdetail("Every B-tree page search uses the server's own code."),
 			 hint ? errhint("%s", hint) : 0));
+}
+
+/*
+ * The running server's release, from its server_version_num (the headers'
+ * PG_VERSION_NUM is that of the build, which a point release leaves behind),
+ * and whether mirrorlist.h lists it as checked.
+ */
+static void
+btjit_check_release(BtjitStartupFault fault)
+{
+	const char *num = GetConfigOption("server_version_num", false, false);
+
+	btjit_module.server_version_num = num != NULL ? atoi(num) : 0;
+	btjit_module.release_checked = false;
+	if (fault == BTJIT_STARTUP_FAULT_UNCHECKED_RELEASE)
+		return;
+	for (int i = 0; i < lengthof(btjit_checked_releases); i++)
+		if (btjit_checked_releases[i] == btjit_module.server_version_num)
+			btjit_module.release_checked = true;
+}
+
+/* "15.18, 15.19": the checked releases of a major. */
+static void
+btjit_describe_checked(int major, char *buf, size_t buflen)
+{
+	size_t		len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < lengthof(btjit_checked_releases); i++)
+	{
+		int			v = btjit_checked_releases[i];
+
+		if (v / 10000 != major || len >= buflen)
+			continue;
+		len += snprintf(buf + len, buflen - len, "%s%d.%d",
+						len > 0 ? ", " : "", v / 10000, v % 10000);
+	}
+	if (len == 0)
+		snprintf(buf, buflen, "none");
 }
 
 /* Is this server's major version one the module was verified against? */
@@ -84,6 +136,7 @@ btjit_locate_fault_of(BtjitStartupFault fault)
 			return BTJIT_LOCATE_FAULT_NO_CALLCONV;
 		case BTJIT_STARTUP_NORMAL:
 		case BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR:
+		case BTJIT_STARTUP_FAULT_UNCHECKED_RELEASE:
 			break;
 	}
 	return BTJIT_LOCATE_NORMAL;
@@ -128,7 +181,7 @@ btjit_redirect_binsrch(void *replacement, BtjitStartupFault fault)
 	}
 
 	btjit_module.stock[BTJIT_TARGET_BINSRCH] = detour->stock;
-	btjit_module.redirected[BTJIT_TARGET_BINSRCH] = true;
+	btjit_module.outcome[BTJIT_TARGET_BINSRCH] = BTJIT_REDIRECT_DONE;
 	btjit_module.active = true;
 	return true;
 }
@@ -177,11 +230,38 @@ btjit_find_target(BtjitTarget target, const BtjitReplacements *replacements,
 }
 
 /*
+ * Leave a target that reproduces server code to a point release the
+ * module was not checked against (one LOG line), unless the DBA said
+ * otherwise.
+ */
+static bool
+btjit_leave_to_release(BtjitTarget target)
+{
+	const BtjitTargetInfo *info = btjit_target_info(target);
+	int			v = btjit_module.server_version_num;
+	char		checked[128];
+
+	if (info->releases != BTJIT_RELEASES_CHECKED ||
+		btjit_module.release_checked ||
+		btjit_unchecked_release == BTJIT_UNCHECKED_RELEASE_MODULE)
+		return false;
+	btjit_describe_checked(v / 10000, checked, sizeof(checked));
+	ereport(LOG,
+			(errmsg("btree_jit: %s not redirected: PostgreSQL %d.%d is a release the module's copy of it was not checked against (checked: %s)",
+					info->symbol, v / 10000, v % 10000, checked),
+			 errdetail("%s", info->consequence),
+			 errhint("Install a btree_jit build whose checked releases include %d.%d, or set btree_jit.unchecked_release = module once the release's changes to %s are known not to matter.",
+					 v / 10000, v % 10000, info->symbol)));
+	return true;
+}
+
+/*
  * Redirect one target after _bt_binsrch, by its row of targetlist.h: only
- * in the majors the row names, only once the target it requires is
- * redirected, and only where this build has a dispatcher for it.  A
- * refusal or failure is one LOG line saying what then runs the server's
- * code; the other targets are unaffected.
+ * in the majors the row names, only on a checked release if it reproduces
+ * server code, only once the target it requires is redirected, and only
+ * where this build has a dispatcher for it.  A refusal or failure is one
+ * LOG line saying what then runs the server's code; the other targets are
+ * unaffected.
  */
 static void
 btjit_redirect_target(BtjitTarget target,
@@ -196,10 +276,19 @@ btjit_redirect_target(BtjitTarget target,
 
 	if (!btjit_target_in_major(target, PG_VERSION_NUM / 10000) ||
 		replacement == NULL)
-		return;					/* not in this server: the start-up line
-								 * says so */
+	{
+		/* not in this server: the start-up line says so */
+		btjit_module.outcome[target] = BTJIT_REDIRECT_NOT_IN_MAJOR;
+		return;
+	}
+	if (btjit_leave_to_release(target))
+	{
+		btjit_module.outcome[target] = BTJIT_REDIRECT_UNCHECKED_RELEASE;
+		return;
+	}
+	btjit_module.outcome[target] = BTJIT_REDIRECT_REFUSED;
 	if (info->prerequisite != BTJIT_TARGET_NONE &&
-		!btjit_module.redirected[info->prerequisite])
+		btjit_module.outcome[info->prerequisite] != BTJIT_REDIRECT_DONE)
 		btjit_why_set(&why, "%s is not redirected",
 					  btjit_target_info(info->prerequisite)->symbol);
 	else if (btjit_find_target(target, replacements, &addr, &size, &why) &&
@@ -207,7 +296,7 @@ btjit_redirect_target(BtjitTarget target,
 								  why.text, sizeof(why.text)))
 	{
 		btjit_module.stock[target] = detour->stock;
-		btjit_module.redirected[target] = true;
+		btjit_module.outcome[target] = BTJIT_REDIRECT_DONE;
 		return;
 	}
 	ereport(LOG,
@@ -221,16 +310,29 @@ btjit_describe_target(BtjitTarget target, char *buf, size_t buflen)
 {
 	const BtjitTargetInfo *info = btjit_target_info(target);
 	size_t		len = strlen(buf);
+	int			v = btjit_module.server_version_num;
 
-	if (btjit_module.redirected[target])
-		snprintf(buf + len, buflen - len, "; %s redirected", info->symbol);
-	else if (!btjit_target_in_major(target, PG_VERSION_NUM / 10000))
-		snprintf(buf + len, buflen - len,
-				 "; %s not redirected (not replaceable in PostgreSQL %d)",
-				 info->symbol, PG_VERSION_NUM / 10000);
-	else
-		snprintf(buf + len, buflen - len, "; %s not redirected",
-				 info->symbol);
+	switch (btjit_module.outcome[target])
+	{
+		case BTJIT_REDIRECT_DONE:
+			snprintf(buf + len, buflen - len, "; %s redirected", info->symbol);
+			break;
+		case BTJIT_REDIRECT_NOT_IN_MAJOR:
+			snprintf(buf + len, buflen - len,
+					 "; %s not redirected (not replaceable in PostgreSQL %d)",
+					 info->symbol, PG_VERSION_NUM / 10000);
+			break;
+		case BTJIT_REDIRECT_UNCHECKED_RELEASE:
+			snprintf(buf + len, buflen - len,
+					 "; %s not redirected (release %d.%d not checked)",
+					 info->symbol, v / 10000, v % 10000);
+			break;
+		case BTJIT_REDIRECT_NOT_TRIED:
+		case BTJIT_REDIRECT_REFUSED:
+			snprintf(buf + len, buflen - len, "; %s not redirected",
+					 info->symbol);
+			break;
+	}
 }
 
 /* The start-up line: where _bt_binsrch was, and what else is redirected. */
@@ -238,6 +340,7 @@ static void
 btjit_report_active(void)
 {
 	const BtjitLocation *loc = &btjit_module.location;
+	const char *server_version = GetConfigOption("server_version", false, false);
 
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
 			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)",
@@ -248,16 +351,16 @@ btjit_report_active(void)
 	for (int t = BTJIT_TARGET_BINSRCH + 1; t < BTJIT_NTARGETS; t++)
 		btjit_describe_target(t, btjit_module.reason,
 							  sizeof(btjit_module.reason));
-	if (btjit_module.redirected[BTJIT_TARGET_READPAGE])
+	if (btjit_module.outcome[BTJIT_TARGET_READPAGE] == BTJIT_REDIRECT_DONE)
 		ereport(LOG,
 				(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
-						PG_VERSION, btjit_module.reason),
+						server_version, btjit_module.reason),
 				 errdetail_internal("Evidence: %s; leaf read: %s", loc->evidence,
 									btjit_module.readpage_location.evidence)));
 	else
 		ereport(LOG,
 				(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
-						PG_VERSION, btjit_module.reason),
+						server_version, btjit_module.reason),
 				 errdetail_internal("Evidence: %s", loc->evidence)));
 }
 #endif							/* x86-64 Linux */
@@ -272,6 +375,7 @@ btjit_install_redirects(const BtjitReplacements *replacements,
 						BtjitStartupFault fault)
 {
 #if defined(__x86_64__) && defined(__linux__)
+	btjit_check_release(fault);
 	if (!btjit_check_major(fault) ||
 		!btjit_redirect_binsrch(replacements->functions[BTJIT_TARGET_BINSRCH],
 								fault))

@@ -45,13 +45,24 @@
 #pragma GCC visibility push(hidden)
 
 /* ---- Settings (defined in the file that reads them) ---- */
-extern bool btjit_enabled;		/* jitcache.c */
+extern bool btjit_cluster_enabled;	/* dispatch.c */
+extern bool btjit_session_enabled;	/* dispatch.c */
 extern int	btjit_compile_threshold;	/* jitcache.c */
 extern int	btjit_max_signatures;	/* jitcache.c */
 extern bool btjit_verify;		/* dispatch.c */
 extern bool btjit_prefetch_hints;	/* blockhints.c */
 
-/* GUC assign hooks of btree_jit.enabled and btree_jit.verify (dispatch.c) */
+/*
+ * Both switches (cluster_enabled and the session's enabled) on: what the
+ * dispatchers test (dispatch.c derives it)
+ */
+extern bool btjit_enabled;
+
+/*
+ * GUC assign hooks of btree_jit.cluster_enabled, .enabled and .verify
+ * (dispatch.c)
+ */
+extern void btjit_assign_cluster_enabled(bool newval, void *extra);
 extern void btjit_assign_enabled(bool newval, void *extra);
 extern void btjit_assign_verify(bool newval, void *extra);
 /* ... and of btree_jit.prefetch_hints (blockhints.c) */
@@ -59,10 +70,20 @@ extern void btjit_assign_prefetch_hints(bool newval, void *extra);
 
 /* ---- The redirects (redirects.c) ---- */
 
+/* What start-up did with one target. */
+typedef enum BtjitRedirectOutcome
+{
+	BTJIT_REDIRECT_NOT_TRIED = 0,	/* start-up stopped before it */
+	BTJIT_REDIRECT_DONE,
+	BTJIT_REDIRECT_NOT_IN_MAJOR,	/* the server has no such function */
+	BTJIT_REDIRECT_UNCHECKED_RELEASE,	/* left to this point release */
+	BTJIT_REDIRECT_REFUSED		/* not found, not proven or not patched */
+} BtjitRedirectOutcome;
+
 /*
  * What start-up established, in the postmaster; backends inherit it by
  * fork.  active means _bt_binsrch is redirected; the other targets are
- * redirected or not each on its own (redirected[]).  stock[] holds, for
+ * redirected or not each on its own (outcome[]).  stock[] holds, for
  * each redirected target, the entry that runs the server's original
  * machine code (its detour's trampoline); each target's file in
  * src/targets/ reads it with the server function's own type.
@@ -71,8 +92,10 @@ typedef struct BtjitModuleState
 {
 	bool		active;			/* _bt_binsrch redirected */
 	char		reason[512];	/* where installed, or why not */
+	int			server_version_num; /* the running server's, not the headers' */
+	bool		release_checked;	/* listed in mirrorlist.h */
 	BtjitLocation location;
-	bool		redirected[BTJIT_NTARGETS];
+	BtjitRedirectOutcome outcome[BTJIT_NTARGETS];
 	void	   *stock[BTJIT_NTARGETS];
 	BtjitDetour detours[BTJIT_NTARGETS];
 	BtjitReadpageLocation readpage_location;
@@ -90,8 +113,21 @@ typedef enum BtjitStartupFault
 	BTJIT_STARTUP_FAULT_WRONG_CALLER,
 	BTJIT_STARTUP_FAULT_TRUNCATED,
 	BTJIT_STARTUP_FAULT_NO_CALLCONV,
-	BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR
+	BTJIT_STARTUP_FAULT_UNSUPPORTED_MAJOR,
+	BTJIT_STARTUP_FAULT_UNCHECKED_RELEASE	/* a release mirrorlist.h lacks */
 } BtjitStartupFault;
+
+/*
+ * btree_jit.unchecked_release: on a point release the module's copies of
+ * server code were not checked against, who runs those functions.
+ */
+typedef enum BtjitUncheckedRelease
+{
+	BTJIT_UNCHECKED_RELEASE_SERVER,
+	BTJIT_UNCHECKED_RELEASE_MODULE
+} BtjitUncheckedRelease;
+
+extern int	btjit_unchecked_release;	/* redirects.c */
 
 /*
  * The functions each redirect sends its calls to (src/targets/), or NULL
@@ -155,7 +191,8 @@ btjit_slot_for(Relation rel)
  * tested and called as read.
  */
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
-					 declined, type, counter, first, last, consequence) \
+					 declined, type, counter, first, last, releases, \
+					 consequence) \
 static inline type \
 btjit_slot_entry_##id(const BtjitSlot *slot, Relation rel) \
 { \
@@ -184,7 +221,8 @@ typedef struct BtjitIndexStats
 	uint64		compile_failures;
 	/* per target: answered by compiled code (or the module), verified */
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
-					 declined, type, counter, first, last, consequence) \
+					 declined, type, counter, first, last, releases, \
+					 consequence) \
 	uint64		jit_##counter; \
 	uint64		verified_##counter;
 #include "targetlist.h"

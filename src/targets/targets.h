@@ -41,7 +41,8 @@ typedef struct BtjitTargetImpl
 } BtjitTargetImpl;
 
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
-					 declined, type, counter, first, last, consequence) \
+					 declined, type, counter, first, last, releases, \
+					 consequence) \
 	extern const BtjitTargetImpl btjit_target_##name;
 #include "targetlist.h"
 #undef BTJIT_TARGET
@@ -51,7 +52,8 @@ btjit_target_impl(BtjitTarget target)
 {
 	static const BtjitTargetImpl *const impls[BTJIT_NTARGETS] = {
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \
-					 declined, type, counter, first, last, consequence) \
+					 declined, type, counter, first, last, releases, \
+					 consequence) \
 		[BTJIT_TARGET_##id] = &btjit_target_##name,
 #include "targetlist.h"
 #undef BTJIT_TARGET

@@ -19,6 +19,11 @@
 #   BTJIT_PRELOAD   1 (default): shared_preload_libraries = 'btree_jit';
 #                   0: preload nothing.  Extra conf lines given to
 #                   cluster_start come last, so they override this too.
+#   BTJIT_UNCHECKED_RELEASE  btree_jit.unchecked_release (default module:
+#                   the tests and benchmarks run the module's copies of
+#                   server code on any point release, where verify compares
+#                   them with the server's own; test/suite-fingerprints.sh
+#                   tests the default, server)
 #   BTJIT_LOCALE    initdb --locale (default C: byte-order text comparison,
 #                   deterministic across machines; text keys are not
 #                   specialised yet and always use the server's own search)
@@ -291,6 +296,7 @@ cluster_start() {
 		echo "unix_socket_directories = '$dir/sock'"
 		echo "fsync = off"
 		echo "shared_preload_libraries = '$preload'"
+		echo "btree_jit.unchecked_release = ${BTJIT_UNCHECKED_RELEASE:-module}"
 		echo "log_line_prefix = '%m [%p] %q%a '"
 		echo "lc_messages = 'C'"
 		for line in "$@"; do

@@ -1,0 +1,98 @@
+/*-------------------------------------------------------------------------
+ *
+ * mirrorlist.h
+ *	  The server functions whose behaviour the module reproduces, with a
+ *	  fingerprint of their source per major, and the point releases whose
+ *	  source was checked to have the same fingerprints.
+ *
+ * The module carries its own versions of server code: the leaf read is a
+ * reimplementation of _bt_readpage, the compiled check reproduces
+ * _bt_checkkeys, the compiled insertion search _bt_binsrch_insert.  A point
+ * release that fixes a bug in one of them would be bypassed silently, so a
+ * target whose row in targetlist.h says BTJIT_RELEASES_CHECKED is
+ * redirected only on the releases listed here (start-up compares the
+ * running server's server_version_num, src/runtime/redirects.c), unless
+ * btree_jit.unchecked_release says otherwise.
+ *
+ * BTJIT_MIRROR(target, major, file, function, fingerprint): the source of
+ * function (in file, relative to the top of PostgreSQL's source tree) as
+ * the module's copy of it in that major was written against.  The
+ * fingerprint is test/lib/fingerprint.py's: the first 16 hex digits of the
+ * SHA-256 of the definition with comments removed and white space
+ * collapsed.  test/suite-fingerprints.sh fetches the newest source Debian
+ * serves of each supported major and fails, naming the function, when one
+ * no longer matches: then the module's copy is reviewed against the change,
+ * the row updated, and the release added below.
+ *
+ * BTJIT_CHECKED(major, version_num, what): a release whose source had
+ * every fingerprint of its major, and where that source came from.
+ *
+ * No include guard: the includer defines what it needs (both macros, or
+ * only one of them as empty), as with targetlist.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+
+#ifndef BTJIT_MIRROR
+#define BTJIT_MIRROR(target, major, file, function, fingerprint)
+#define BTJIT_MIRROR_UNDEF_AFTER
+#endif
+#ifndef BTJIT_CHECKED
+#define BTJIT_CHECKED(major, version_num, what)
+#define BTJIT_CHECKED_UNDEF_AFTER
+#endif
+
+/* PostgreSQL 15 */
+BTJIT_MIRROR(BINSRCH, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch", "a524e9842ddb7378")
+BTJIT_MIRROR(COMPARE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_compare", "4f72c7b8f7d1eaa0")
+BTJIT_MIRROR(INSERT, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch_insert", "9c366da26d6481f4")
+BTJIT_MIRROR(CHECKKEYS, 15, "src/backend/access/nbtree/nbtutils.c", "_bt_checkkeys", "6c45f0618a7453ff")
+BTJIT_MIRROR(READPAGE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_readpage", "02ef40ebb8b3a1d6")
+BTJIT_MIRROR(READPAGE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_saveitem", "cbf003a1b20c4c7b")
+BTJIT_MIRROR(READPAGE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_setuppostingitems", "cee75dba55e7f73b")
+BTJIT_MIRROR(READPAGE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_savepostingitem", "79ed5772c1e41869")
+BTJIT_CHECKED(15, 150018, "Debian 15.18-0+deb12u1 (bookworm)")
+BTJIT_CHECKED(15, 150019, "upstream 15.19 (postgresql-15_15.19.orig.tar.bz2 of bookworm-security; its .dsc is not served)")
+
+/* PostgreSQL 17 */
+BTJIT_MIRROR(BINSRCH, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch", "4e44283aa5d3d64b")
+BTJIT_MIRROR(COMPARE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_compare", "db60a73f982eefc8")
+BTJIT_MIRROR(INSERT, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch_insert", "9c366da26d6481f4")
+BTJIT_MIRROR(CHECKKEYS, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_checkkeys", "3bec408a29e741ad")
+BTJIT_MIRROR(CHECKKEYS, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_check_compare", "cd39f7c59c7f301f")
+BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_readpage", "fe1f7d26008dfd9a")
+BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_saveitem", "cbf003a1b20c4c7b")
+BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_setuppostingitems", "cee75dba55e7f73b")
+BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_savepostingitem", "79ed5772c1e41869")
+BTJIT_CHECKED(17, 170011, "Debian 17.11-0+deb13u1 (trixie)")
+
+/* PostgreSQL 18 */
+BTJIT_MIRROR(BINSRCH, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch", "4e44283aa5d3d64b")
+BTJIT_MIRROR(COMPARE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_compare", "db60a73f982eefc8")
+BTJIT_MIRROR(INSERT, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch_insert", "9c366da26d6481f4")
+BTJIT_MIRROR(CHECKKEYS, 18, "src/backend/access/nbtree/nbtutils.c", "_bt_checkkeys", "d64afe1f8122f37c")
+BTJIT_MIRROR(CHECKKEYS, 18, "src/backend/access/nbtree/nbtutils.c", "_bt_check_compare", "6efdfe461bcb6102")
+BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_readpage", "c048beb0859f95a4")
+BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_saveitem", "cbf003a1b20c4c7b")
+BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_setuppostingitems", "cee75dba55e7f73b")
+BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_savepostingitem", "79ed5772c1e41869")
+BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
+
+/*
+ * PostgreSQL 19: 19~rc1 and 19.0 both report 190000.  Its checked source
+ * is the REL_19 branch point's nbtree (../shared/pg19), as Debian serves no
+ * source of 19~rc1.
+ */
+BTJIT_MIRROR(BINSRCH, 19, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch", "4e44283aa5d3d64b")
+BTJIT_MIRROR(COMPARE, 19, "src/backend/access/nbtree/nbtsearch.c", "_bt_compare", "db60a73f982eefc8")
+BTJIT_MIRROR(INSERT, 19, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch_insert", "9c366da26d6481f4")
+BTJIT_CHECKED(19, 190000, "the REL_19 branch point's nbtree (no source of 19~rc1 is served)")
+
+#ifdef BTJIT_MIRROR_UNDEF_AFTER
+#undef BTJIT_MIRROR
+#undef BTJIT_MIRROR_UNDEF_AFTER
+#endif
+#ifdef BTJIT_CHECKED_UNDEF_AFTER
+#undef BTJIT_CHECKED
+#undef BTJIT_CHECKED_UNDEF_AFTER
+#endif

@@ -26,9 +26,6 @@ bool		btjit_cluster_enabled = true;
 bool		btjit_session_enabled = true;
 bool		btjit_verify = false;
 
-/* cluster_enabled and session enabled: what every dispatcher tests */
-bool		btjit_enabled = true;
-
 /* enabled and not verify: a dispatcher may call compiled code directly */
 bool		btjit_fast_ok = true;
 

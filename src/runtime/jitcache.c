@@ -31,6 +31,13 @@
 
 #include "runtime/runtime.h"
 
+/*
+ * Both switches on (btree_jit.cluster_enabled and the session's enabled):
+ * what every dispatcher tests.  dispatch.c derives it in the settings'
+ * assign hooks; it lives here, below dispatch.c, which reads this file's
+ * state and not the reverse.
+ */
+bool		btjit_enabled = true;
 int			btjit_compile_threshold = 64;
 int			btjit_max_signatures = 64;
 bool		btjit_code_present = false;

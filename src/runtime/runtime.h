@@ -54,7 +54,7 @@ extern bool btjit_prefetch_hints;	/* blockhints.c */
 
 /*
  * Both switches (cluster_enabled and the session's enabled) on: what the
- * dispatchers test (dispatch.c derives it)
+ * dispatchers test (jitcache.c; dispatch.c derives it)
  */
 extern bool btjit_enabled;
 

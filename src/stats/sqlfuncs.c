@@ -12,9 +12,11 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_authid_d.h"
 #include "catalog/pg_class_d.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -427,16 +429,33 @@ btree_jit_compile(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/* One row of btree_jit_index_counters(), for one shared entry. */
+/* What btree_jit_index_counters() hands each shared entry. */
+typedef struct BtjitCountersScan
+{
+	ReturnSetInfo *rsinfo;
+	bool		all_databases;	/* the caller may see every database's */
+} BtjitCountersScan;
+
+/*
+ * One row of btree_jit_index_counters(), for one shared entry: of the
+ * current database or a shared catalog, or of any database for members of
+ * pg_read_all_stats (an index's OID, key signature and counts say what
+ * another database's application does, as its queries do in
+ * pg_stat_statements).
+ */
 static void
 btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	BtjitCountersScan *scan = (BtjitCountersScan *) arg;
+	ReturnSetInfo *rsinfo = scan->rsinfo;
 	int			natts = rsinfo->setDesc->natts;
 	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_4];
 	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_4];
 	int			i = 0;
 
+	if (!scan->all_databases && OidIsValid(row->dbid) &&
+		row->dbid != MyDatabaseId)
+		return;
 	memset(nulls, 0, sizeof(nulls));
 	values[i++] = ObjectIdGetDatum(row->dbid);
 	values[i++] = ObjectIdGetDatum(row->indexrelid);
@@ -477,18 +496,23 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 
 /*
  * btree_jit_index_counters(): the cluster-wide statistics of every index
- * any backend has searched, in every database (the view btree_jit_indexes
- * adds names for the current one).
+ * any backend has searched, in the current database and of shared
+ * catalogs, and in every database for members of pg_read_all_stats (the
+ * view btree_jit_indexes adds names for the current one).
  */
 static Datum
 btjit_index_counters_internal(FunctionCallInfo fcinfo, int ncolumns)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BtjitCountersScan scan;
 
 	InitMaterializedSRF(fcinfo, 0);
 	btjit_check_result_columns("btree_jit_index_counters", rsinfo->setDesc,
 							   ncolumns);
-	btjit_stats_foreach(btjit_counters_row, fcinfo->resultinfo);
+	scan.rsinfo = rsinfo;
+	scan.all_databases = has_privs_of_role(GetUserId(),
+										   ROLE_PG_READ_ALL_STATS);
+	btjit_stats_foreach(btjit_counters_row, &scan);
 	return (Datum) 0;
 }
 

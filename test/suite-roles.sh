@@ -1,7 +1,10 @@
 #!/bin/bash
-# test/suite-switches.sh - the DBA's switch caps the session's:
-# btree_jit.cluster_enabled (sighup) off leaves every search of every
-# session on the server's code, whatever a role sets btree_jit.enabled to.
+# test/suite-roles.sh - what an ordinary role cannot do: turn the module on
+# past the DBA's switch, or read other databases' index counters.
+#
+# The DBA's switch caps the session's: btree_jit.cluster_enabled (sighup)
+# off leaves every search of every session on the server's code, whatever
+# a role sets btree_jit.enabled to.
 #
 #   - with both switches on, an ordinary role's searches, checks, leaf reads
 #     and insertion searches use compiled code (so the checks below could
@@ -14,6 +17,10 @@
 #     ... SET it;
 #   - turned on again by the DBA, the role's new session uses compiled code
 #     again.
+#
+# btree_jit_index_counters() (and so the view btree_jit_indexes) shows an
+# ordinary role the indexes of its own database and the shared catalogs';
+# another database's rows only to members of pg_read_all_stats.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -100,6 +107,24 @@ check "the reset reaches new sessions" wait_setting on
 read -r searches inserts checks leafreads <<<"$(workload 300001)"
 echo "on again: searches inserts checks leafreads = $searches $inserts $checks $leafreads"
 check "on again: the role's page searches use compiled code ($searches)" test "$searches" -gt 0
+
+# --- other databases' counters ---------------------------------------------------
+psql_as -q -c "CREATE DATABASE sw_other" -c "CREATE ROLE sw_stats LOGIN IN ROLE pg_read_all_stats" >/dev/null
+psql_as -d sw_other -q -c "CREATE EXTENSION btree_jit" \
+	-c "CREATE TABLE sw_o (id int4 PRIMARY KEY)" \
+	-c "INSERT INTO sw_o SELECT generate_series(1, 1000)" \
+	-c "SET enable_seqscan = off" -c "SET enable_bitmapscan = off" \
+	-c "SELECT count(*) FROM generate_series(1, 500) g, LATERAL (SELECT id FROM sw_o WHERE id = g) s" >/dev/null
+other_oid=$(psql_as -At -c "SELECT oid FROM pg_database WHERE datname = 'sw_other'")
+other_index=$(psql_as -d sw_other -At -c "SELECT 'sw_o_pkey'::regclass::oid")
+seen_by() {
+	psql_as -U "$1" -At -c "SELECT count(*) FROM btree_jit_index_counters()
+							 WHERE dbid = $other_oid AND indexrelid = $other_index"
+}
+check "a member of pg_read_all_stats sees the other database's index" eq "$(seen_by sw_stats)" 1
+check "an ordinary role does not" eq "$(seen_by sw_app)" 0
+check "an ordinary role still sees its own database's index" \
+	eq "$(psql_as -U sw_app -At -c "SELECT count(*) FROM btree_jit_indexes WHERE indexname = 'sw_t_pkey'")" 1
 
 cluster_stop
 summary

@@ -30,6 +30,8 @@
 #              (default 1)
 #   stats      test/suite-indexstats.sh: the cluster-wide per-index
 #              statistics seen from another session
+#   roles      test/suite-roles.sh: the DBA's switch caps a role's, and
+#              other databases' counters only for pg_read_all_stats
 #   package    test/suite-package.sh: the Debian package
 #              postgresql-<major>-btree-jit built with that distribution's
 #              tooling, installed, used, purged (BTJIT_MATRIX_PACKAGE=0
@@ -124,6 +126,7 @@ in_chroot() {
 	[[ -z ${BTJIT_DIFF_SEED:-} ]] || diff_args+=(--seed "$BTJIT_DIFF_SEED")
 	in_step diff bash test/suite-differential.sh "${diff_args[@]}" || fail=1
 	in_step stats bash test/suite-indexstats.sh || fail=1
+	in_step roles bash test/suite-roles.sh || fail=1
 	if [[ ${BTJIT_MATRIX_PACKAGE:-1} != 0 ]]; then
 		in_step package bash test/suite-package.sh || fail=1
 	fi
@@ -248,7 +251,7 @@ row() {
 	printf '%-8s %-9s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %s\n' \
 		"$(get "$v" server_version | awk '{ print $1 }')" "$(get "$v" source_version | sed 's/-.*//')" \
 		"$status" "${unit:--}" "$regress" "${off:--}" "${ver:--}" "${verified:--}" "${diff:--}" \
-		"$(rc_word "$v" status)/$(rc_word "$v" unit)/$(rc_word "$v" regress)/$(rc_word "$v" server)/$(rc_word "$v" diff)/$(rc_word "$v" stats)/$(rc_word "$v" package)"
+		"$(rc_word "$v" status)/$(rc_word "$v" unit)/$(rc_word "$v" regress)/$(rc_word "$v" server)/$(rc_word "$v" diff)/$(rc_word "$v" stats)/$(rc_word "$v" roles)/$(rc_word "$v" package)"
 }
 
 t_all=$SECONDS
@@ -276,7 +279,7 @@ echo
 echo "=== version matrix (logs: test/results/versions/<major>/) ==="
 echo "server: off/verify = passed/tests of the server's suite (the suite of 'suite');"
 echo "verified = searches checked against the stock path in the verify run;"
-echo "diff = differential queries compared; steps = status/unit/regress/server/diff/stats/package"
+echo "diff = differential queries compared; steps = status/unit/regress/server/diff/stats/roles/package"
 printf '%-8s %-9s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %s\n' \
 	server suite "active, _bt_binsrch at" unit regress "srv off" "srv verif" verified diff steps
 for v in $versions; do

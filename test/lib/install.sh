@@ -8,6 +8,7 @@
 #   inst_stage_tree                   # this tree at /build/btree_jit in it
 #   inst_steps source                 # the README block tagged "source"
 #   inst_run_steps source source LOG  # run that block there, as root
+#   inst_sql_step preload             # that block's psql <<'SQL' command alone
 #   inst_run CMD...                   # any command in the chroot, as root
 #   inst_destroy                      # stop its server, remove the chroot
 #
@@ -109,8 +110,27 @@ _inst_script() {
 	echo "set -e"
 	echo "PG=$(inst_var "$release" PG) LLVM=$(inst_var "$release" LLVM)"
 	echo "cd $INST_TREE"
-	inst_steps "$name" | grep -Ev -- "$other" |
-		sed -E 's/(^|&& |; |\| )sudo -u ([a-z_][a-z0-9_-]*) /\1runuser -u \2 -- /g; s/(^|&& |; |\| )sudo /\1/g'
+	inst_steps "$name" | grep -Ev -- "$other" | _inst_unsudo
+}
+
+# `sudo -u USER ` as runuser, other `sudo ` dropped: at a line's start or
+# after &&, ; or |
+_inst_unsudo() {
+	sed -E 's/(^|&& |; |\| )sudo -u ([a-z_][a-z0-9_-]*) /\1runuser -u \2 -- /g; s/(^|&& |; |\| )sudo /\1/g'
+}
+
+# inst_sql_step NAME - the psql command of block NAME that reads a
+# here-document: its lines from the one ending in <<'SQL' to the line SQL,
+# sudo turned into runuser as for the whole block (for running that step
+# alone, on chosen settings)
+inst_sql_step() {
+	local out
+	out=$(inst_steps "$1" | awk '/<<'"'"'SQL'"'"'$/ { on = 1 } on { print } on && /^SQL$/ { exit }')
+	if [[ -z $out ]]; then
+		echo "README.md's block $1 has no command with a <<'SQL' here-document" >&2
+		return 1
+	fi
+	printf '%s\n' "$out" | _inst_unsudo
 }
 
 # --- the chroot ------------------------------------------------------------

@@ -477,7 +477,7 @@ round() {
 own_jit="SELECT count(*) FILTER (WHERE state = 'jit') FROM btree_jit_index_stats() WHERE indexrelid::regclass::text ~ '^h[0-9]+_i\$'"
 {
 	echo "SET btree_jit.compile_threshold = 60; SET enable_seqscan = off; SET enable_bitmapscan = off;"
-	echo "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;"
+	echo "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off; SET enable_memoize = off;"
 	echo "\\o /dev/null"
 	deadline=$(($(date +%s) + 600))
 	r=0

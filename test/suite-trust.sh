@@ -216,12 +216,12 @@ if command -v strace >/dev/null; then
 	sleep 0.5
 	kill %2 2>/dev/null || true
 	wait || true
+	rc=0
 	awk '/fsync\(.*btree_jit_cache\/[0-9a-f]*\.o\.tmp\./ { synced = NR }
 		/^rename\(.*btree_jit_cache\/[0-9a-f]*\.o\.tmp\./ { renamed = NR }
 		/fsync\([0-9]*<[^>]*btree_jit_cache>\)/ { dirsynced = NR }
 		END { exit !(synced && renamed > synced && dirsynced > renamed) }' \
-		"$work/strace" >/dev/null
-	rc=$?
+		"$work/strace" >/dev/null || rc=$?
 	check "the object is fsynced, renamed, then its directory fsynced" test $rc -eq 0
 	[[ $rc -eq 0 ]] || cat "$work/strace"
 else
@@ -318,7 +318,8 @@ wait_until() {
 		sleep 0.25
 	done
 }
-worker_pid=$(sql -c "SELECT worker_pid FROM btree_jit_status()")
+worker_up() { worker_pid=$(sql -c "SELECT worker_pid FROM btree_jit_status()"); [[ -n $worker_pid ]]; }
+wait_until 120 worker_up || true
 if command -v strace >/dev/null; then
 	timeout 600 strace -f -y -qq -e trace=openat,fsync,rename -p "$worker_pid" \
 		-o "$work/strace.worker" &
@@ -339,13 +340,13 @@ check "the worker compiled the test's 5 shapes, nothing else ($n)" test "$n" = "
 check "the cache holds 3 objects ($(nobjects))" test "$(nobjects)" -eq 3
 check "the list is pruned to the 3 shapes the cache holds ($(listed))" test "$(listed)" = 3
 if [[ -n ${strace_pid:-} ]]; then
+	rc=0
 	kill "$strace_pid" 2>/dev/null || true
 	wait "$strace_pid" 2>/dev/null || true
 	awk '/fsync\(.*btree_jit_cache\/shapes\.tmp\./ { synced = NR }
 		/rename\(.*btree_jit_cache\/shapes\.tmp\.[0-9]*", ".*btree_jit_cache\/shapes"/ { if (synced) renamed = NR }
 		/fsync\([0-9]*<[^>]*btree_jit_cache>\)/ { if (renamed) dirsynced = NR }
-		END { exit !(synced && renamed > synced && dirsynced > renamed) }' "$work/strace.worker"
-	rc=$?
+		END { exit !(synced && renamed > synced && dirsynced > renamed) }' "$work/strace.worker" || rc=$?
 	check "the list is fsynced, renamed, then its directory fsynced" test $rc -eq 0
 	[[ $rc -eq 0 ]] || grep shapes "$work/strace.worker" | tail -n 20
 else

@@ -29,6 +29,17 @@ source "$here/lib/check.sh"
 
 sql() { psql_as -v ON_ERROR_STOP=1 -Atq "$@"; }
 
+# Run the command every 0.1 s until it succeeds, for up to $1 seconds (a
+# deadline, not a count of tries: a busy machine only makes it wait longer).
+wait_until() {
+	local deadline=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[[ $(date +%s) -ge $deadline ]] && return 1
+		sleep 0.1
+	done
+}
+
 workers=3
 lookups=500
 failing=100
@@ -73,15 +84,12 @@ SELECT pg_sleep(1.1);
 SELECT jit_searches + stock_searches FROM btree_jit_index_stats() WHERE indexrelid = 't_pkey'::regclass;
 \o
 \! touch $work/ready$w
-SELECT pg_sleep(120);
+SELECT pg_sleep(600);
 EOF
 done
 
-for _ in $(seq 1 600); do
-	n=$(find "$work" -name 'ready*' | wc -l)
-	[[ $n -ge $workers ]] && break
-	sleep 0.1
-done
+ready() { n=$(find "$work" -name 'ready*' | wc -l); [[ $n -ge $workers ]]; }
+wait_until 600 ready || true
 check "the $workers workers finished their lookups" eq "$n" "$workers"
 
 own_sum=0
@@ -99,10 +107,9 @@ check "another session sees exactly their searches, failed transactions included
 
 sql -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'" >/dev/null
 wait || true
-for _ in $(seq 1 100); do
-	[[ $(sql -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'") == 0 ]] && break
-	sleep 0.1
-done
+gone() { [[ $(sql -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'") == 0 ]]; }
+wait_until 120 gone || true
+check "the workers have exited" gone
 check "after the workers exit the counts are unchanged" eq "$(view_counts)" "$expected"
 
 row=$(sql -c "SELECT state, signature, compiles >= 1, code_source IS NOT NULL,

@@ -19,7 +19,21 @@
 #              objects, the least recently used (by modification time,
 #              which a link brings forward) are evicted.
 #              The warm start after a restart compiles only as many
-#              missing listed shapes as the bound has room for.
+#              missing listed shapes as the bound has room for.  The
+#              warm-start list has a CRC-32C (a damaged list is refused
+#              with one LOG line), is written durably (temporary file,
+#              fsync, rename, directory fsync) and pruned to the shapes
+#              the cache holds.  Stale temporary files (their writer dead,
+#              or older than 10 minutes) are removed at start-up and on
+#              eviction; a live writer's is left alone.
+#   handover   object_cache_max_files = 2, 60 shapes queued for the
+#              compile worker by one session that searches them every
+#              6 s (the worker compiles more than 2 shapes in that time):
+#              no object is evicted before that session links it, so each
+#              shape is compiled once and all 60 end on compiled code; the
+#              cache exceeds its bound meanwhile, the worker logs a hint to
+#              raise it, and once the objects are linked a store brings
+#              the cache back to its bound.
 #   library    a compiler library of another build (built here as version
 #              9.9-test) installed under the running server: a compile in
 #              a backend and in a restarted compile worker is refused with
@@ -182,21 +196,32 @@ if command -v strace >/dev/null; then
 		CREATE TABLE w2 (a int4, b int2); CREATE INDEX w2_ab ON w2 (a DESC, b DESC);"
 	mkdir -p "$work/out"
 	chown "$BTJIT_OS_USER:" "$work/out"
-	sql -c "COPY (SELECT pg_backend_pid()) TO '$work/out/pid'" -c "SELECT pg_sleep(3)" \
+	# the backend compiles once strace is attached to it (it waits for the
+	# file "go"), however long the attach takes on a busy machine
+	sql -c "COPY (SELECT pg_backend_pid()) TO '$work/out/pid'" \
+		-c "DO \$\$ BEGIN FOR i IN 1..2400 LOOP
+			EXIT WHEN pg_stat_file('$work/out/go', true) IS NOT NULL;
+			PERFORM pg_sleep(0.05); END LOOP; END \$\$" \
 		-c "SELECT btree_jit_compile('w2_ab') IS NOT NULL" >/dev/null &
-	for i in $(seq 1 50); do [[ -s $work/out/pid ]] && break; sleep 0.1; done
-	timeout 20 strace -y -qq -e trace=openat,fsync,rename -p "$(cat "$work/out/pid")" \
+	for i in $(seq 1 1200); do [[ -s $work/out/pid ]] && break; sleep 0.1; done
+	bpid=$(cat "$work/out/pid")
+	timeout 300 strace -y -qq -e trace=openat,fsync,rename -p "$bpid" \
 		-o "$work/strace" &
+	for i in $(seq 1 1200); do
+		[[ $(awk '/^TracerPid:/ { print $2 }' "/proc/$bpid/status") != 0 ]] && break
+		sleep 0.1
+	done
+	touch "$work/out/go"
 	wait %1
 	sleep 0.5
 	kill %2 2>/dev/null || true
 	wait || true
+	rc=0
 	awk '/fsync\(.*btree_jit_cache\/[0-9a-f]*\.o\.tmp\./ { synced = NR }
 		/^rename\(.*btree_jit_cache\/[0-9a-f]*\.o\.tmp\./ { renamed = NR }
 		/fsync\([0-9]*<[^>]*btree_jit_cache>\)/ { dirsynced = NR }
 		END { exit !(synced && renamed > synced && dirsynced > renamed) }' \
-		"$work/strace" >/dev/null
-	rc=$?
+		"$work/strace" >/dev/null || rc=$?
 	check "the object is fsynced, renamed, then its directory fsynced" test $rc -eq 0
 	[[ $rc -eq 0 ]] || cat "$work/strace"
 else
@@ -267,9 +292,13 @@ check "searches by compiled code return the right rows ($out)" test "$out" = "1 
 cluster_stop
 
 # The warm start compiles only what the bound has room for: 5 shapes
-# compiled by the worker with room for 3, then a restart.
+# compiled by the worker with room for 3, then a restart.  Only the test's
+# own 5 shapes are queued: each session's query searches its index 600 to
+# 6000 times, past the session's threshold of 300, while no catalog index
+# is searched more than about 50 times in such a session (so no catalog
+# shape gets into the list, however busy the machine).
 echo "# warm start at the bound"
-cluster_start "" "${conf[@]}" "btree_jit.object_cache_max_files = 3"
+cluster_start "" "${conf[@]}" "btree_jit.object_cache_max_files = 3" "fsync = on"
 cache=$PGDATA/btree_jit_cache
 sql -c "CREATE EXTENSION btree_jit;
 	CREATE TABLE m (c_int2 int2, c_int4 int4, c_int8 int8, c_date date, c_oid oid);
@@ -277,24 +306,208 @@ sql -c "CREATE EXTENSION btree_jit;
 	CREATE INDEX w1 ON m (c_int2, c_int8); CREATE INDEX w2 ON m (c_int4 DESC, c_date);
 	CREATE INDEX w3 ON m (c_int8 DESC, c_int2); CREATE INDEX w4 ON m (c_date, c_oid DESC);
 	CREATE INDEX w5 ON m (c_oid DESC, c_int4 DESC);"
+# the warm-start list's count of shapes (its header: 13-byte magic, then
+# shape size, count and CRC as 4-byte words from offset 16)
+listed() { od -An -t u4 -j 20 -N 4 "$cache/shapes" | tr -d ' '; }
+# wait (up to $1 s) until the command succeeds; a slow machine just waits
+wait_until() {
+	local deadline=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[[ $(date +%s) -ge $deadline ]] && return 1
+		sleep 0.25
+	done
+}
+worker_up() { worker_pid=$(sql -c "SELECT worker_pid FROM btree_jit_status()"); [[ -n $worker_pid ]]; }
+wait_until 120 worker_up || true
+if command -v strace >/dev/null; then
+	timeout 600 strace -f -y -qq -e trace=openat,fsync,rename -p "$worker_pid" \
+		-o "$work/strace.worker" &
+	strace_pid=$!
+	for i in $(seq 1 1200); do
+		[[ $(awk '/^TracerPid:/ { print $2 }' "/proc/$worker_pid/status") != 0 ]] && break
+		sleep 0.1
+	done
+fi
 for c in c_int2 c_int4 c_int8 c_date c_oid; do
-	sql -c "SET btree_jit.compile_threshold = 0; SET enable_seqscan = off; SET enable_bitmapscan = off;
-		SELECT count(*) FROM m WHERE $c = (SELECT $c FROM m LIMIT 1)" >/dev/null
+	sql -c "SET btree_jit.compile_threshold = 300; SET enable_seqscan = off; SET enable_bitmapscan = off;
+		SELECT count(*) FROM m WHERE $c = ANY (ARRAY(SELECT $c FROM m))" >/dev/null
 done
-for i in $(seq 1 120); do
-	n=$(sql -c "SELECT worker_compiles FROM btree_jit_status()")
-	[[ $n -ge 5 ]] && break
-	sleep 0.5
-done
-check "the worker compiled the 5 shapes ($n)" test "$n" -ge 5
+compiled5() { [[ $(sql -c "SELECT worker_compiles >= 5 AND queue_length = 0 FROM btree_jit_status()") == t ]]; }
+wait_until 600 compiled5 || true
+n=$(sql -c "SELECT worker_compiles || '|' || worker_failures FROM btree_jit_status()")
+check "the worker compiled the test's 5 shapes, nothing else ($n)" test "$n" = "5|0"
 check "the cache holds 3 objects ($(nobjects))" test "$(nobjects)" -eq 3
-(cd "$BTJIT_CLUSTER_DIR" && as_postgres "$(pg_bindir)/pg_ctl" -D "$PGDATA" -w -t 60 restart -l "$BTJIT_CLUSTER_LOG" >/dev/null)
-sleep 2
+check "the list is pruned to the 3 shapes the cache holds ($(listed))" test "$(listed)" = 3
+if [[ -n ${strace_pid:-} ]]; then
+	rc=0
+	kill "$strace_pid" 2>/dev/null || true
+	wait "$strace_pid" 2>/dev/null || true
+	awk '/fsync\(.*btree_jit_cache\/shapes\.tmp\./ { synced = NR }
+		/rename\(.*btree_jit_cache\/shapes\.tmp\.[0-9]*", ".*btree_jit_cache\/shapes"/ { if (synced) renamed = NR }
+		/fsync\([0-9]*<[^>]*btree_jit_cache>\)/ { if (renamed) dirsynced = NR }
+		END { exit !(synced && renamed > synced && dirsynced > renamed) }' "$work/strace.worker" || rc=$?
+	check "the list is fsynced, renamed, then its directory fsynced" test $rc -eq 0
+	[[ $rc -eq 0 ]] || grep shapes "$work/strace.worker" | tail -n 20
+else
+	bad "the list is fsynced, renamed, then its directory fsynced" \
+		"strace is not installed (test/deps.sh installs it)"
+fi
+restart() {
+	(cd "$BTJIT_CLUSTER_DIR" && as_postgres "$(pg_bindir)/pg_ctl" -D "$PGDATA" -w -t 120 restart -l "$BTJIT_CLUSTER_LOG" >/dev/null)
+}
+# two listed objects removed and two objects of no listed shape in their
+# place: the warm start finds 2 missing and no room for them
+objs=($(ls "$cache"/*.o))
+cp "${objs[2]}" "$cache/fffffffffffffff1.o"
+cp "${objs[2]}" "$cache/fffffffffffffff2.o"
+chown "$BTJIT_OS_USER:" "$cache"/fffffffffffffff?.o
+rm -f "${objs[0]}" "${objs[1]}"
+restart
+warm_logged() { [[ $(log_lines 'LOG:  btree_jit: warm start: ') -ge $1 ]]; }
+wait_until 120 warm_logged 1 || true
 check "the warm start compiles none: no room" \
-	test "$(log_lines 'LOG:  btree_jit: warm start: 0 of 5 listed shapes are not in the object cache and will be compiled')" -eq 1 -a \
+	test "$(log_lines 'LOG:  btree_jit: warm start: 0 of 3 listed shapes are not in the object cache and will be compiled')" -eq 1 -a \
 	"$(log_lines 'DETAIL:  2 more are not, for want of room (btree_jit.object_cache_max_files = 3).')" -eq 1
 check "the worker compiled nothing after the restart" \
-	test "$(sql -c "SELECT worker_compiles FROM btree_jit_status()")" -eq 0
+	test "$(sql -c "SELECT worker_compiles || '|' || queue_length FROM btree_jit_status()")" = "0|0"
+# with the two strangers gone, the bound leaves room for both
+rm -f "$cache"/fffffffffffffff?.o
+restart
+wait_until 120 warm_logged 2 || true
+check "the warm start compiles the 2 missing listed shapes" \
+	test "$(log_lines 'LOG:  btree_jit: warm start: 2 of 3 listed shapes are not in the object cache and will be compiled')" -eq 1
+back() { [[ $(nobjects) -eq 3 && $(sql -c "SELECT queue_length FROM btree_jit_status()") == 0 ]]; }
+wait_until 300 back || true
+check "their objects are back ($(nobjects))" test "$(nobjects)" -eq 3
+check "the worker compiled exactly them ($(sql -c "SELECT worker_compiles FROM btree_jit_status()"))" \
+	test "$(sql -c "SELECT worker_compiles FROM btree_jit_status()")" -eq 2
+check "the list still names the 3 shapes ($(listed))" test "$(listed)" = 3
+
+# A damaged list is refused whole, with one LOG line, and nothing compiled
+cp "$cache/shapes" "$work/shapes.good"
+rm -f "$cache"/*.o
+size=$(stat -c %s "$cache/shapes")
+printf '\x5a' | dd of="$cache/shapes" bs=1 seek=$((size - 100)) conv=notrunc status=none
+cmp -s "$cache/shapes" "$work/shapes.good" &&
+	printf '\xa5' | dd of="$cache/shapes" bs=1 seek=$((size - 100)) conv=notrunc status=none
+refused() { [[ $(log_lines "LOG:  btree_jit: refusing the list of shapes \"$cache/shapes\": its CRC-32C does not match its header") -ge 1 ]]; }
+restart
+wait_until 60 refused || true
+check "a damaged list is refused with one LOG line" \
+	test "$(log_lines "LOG:  btree_jit: refusing the list of shapes \"$cache/shapes\": its CRC-32C does not match its header")" -eq 1
+check "its shapes are not compiled ahead" \
+	test "$(log_lines 'LOG:  btree_jit: warm start: ')" -eq 2 -a "$(nobjects)" -eq 0
+# a truncated list: refused for its size
+head -c 100 "$work/shapes.good" >"$cache/shapes"
+restart
+truncated() { [[ $(log_lines "LOG:  btree_jit: refusing the list of shapes \"$cache/shapes\": its size does not match its header") -ge 1 ]]; }
+wait_until 60 truncated || true
+check "a truncated list is refused with one LOG line" \
+	test "$(log_lines "LOG:  btree_jit: refusing the list of shapes \"$cache/shapes\": its size does not match its header")" -eq 1
+
+# Temporary files left by writers that died between write and rename: one
+# of a dead process and one of a live process older than 10 minutes are
+# removed, a live process's fresh one stays (this script stands for a live
+# writer); at start-up (the postmaster's preload) and on eviction.
+dead=999999
+while kill -0 "$dead" 2>/dev/null; do dead=$((dead - 1)); done
+live=$$
+tmpfiles() {
+	for f in "0123456789abcdef.o.tmp.$dead" "shapes.tmp.$dead" \
+		"1123456789abcdef.o.tmp.$live" "2123456789abcdef.o.tmp.$live"; do
+		echo x | as_postgres tee "$cache/$f" >/dev/null
+	done
+	touch -d '20 minutes ago' "$cache/2123456789abcdef.o.tmp.$live"
+}
+tmp_left() { (cd "$cache" && ls -- *.tmp.* 2>/dev/null | sort | paste -sd' '); }
+tmpfiles
+sql -c "SELECT btree_jit_compile('w1') IS NOT NULL" >/dev/null
+sql -c "SELECT btree_jit_compile('w2') IS NOT NULL" >/dev/null
+sql -c "SELECT btree_jit_compile('w3') IS NOT NULL" >/dev/null
+sql -c "SELECT btree_jit_compile('w4') IS NOT NULL" >/dev/null
+check "eviction removes the dead writers' and the old temporary files ($(tmp_left))" \
+	test "$(tmp_left)" = "1123456789abcdef.o.tmp.$live"
+check "each removal is logged" \
+	test "$(log_lines 'btree_jit: removed temporary file')" -eq 3
+rm -f "$cache/1123456789abcdef.o.tmp.$live"
+tmpfiles
+cluster_stop_keep() { (cd "$BTJIT_CLUSTER_DIR" && as_postgres "$(pg_bindir)/pg_ctl" -D "$PGDATA" -w -t 120 stop >/dev/null); }
+cluster_stop_keep
+(cd "$BTJIT_CLUSTER_DIR" && as_postgres "$(pg_bindir)/pg_ctl" -D "$PGDATA" -w -t 120 start -l "$BTJIT_CLUSTER_LOG" >/dev/null)
+check "start-up removes the temporary files of writers that are gone, keeps the live one's ($(tmp_left))" \
+	test "$(tmp_left)" = "1123456789abcdef.o.tmp.$live"
+cluster_stop
+
+# ---------------------------------------------------------------- handover
+# object_cache_max_files = 2 and 60 shapes queued for the compile worker by
+# one session that searches them every 6 s: the worker compiles more than
+# 2 shapes between two rounds (it takes 0.5-2 s a shape), so without
+# keeping its objects for the session they were evicted before the session
+# looked, and queued again.  The session goes on until all 60 are on
+# compiled code (however long the compiles take on this machine, up to
+# 10 minutes), then checks: every shape compiled once, all 60 linked.
+echo "# handover below the bound"
+cluster_start "" "btree_jit.verify = off" "btree_jit.object_cache_max_files = 2" \
+	"btree_jit.compile_threshold = 1000000000" "btree_jit.log_compiles = on"
+cache=$PGDATA/btree_jit_cache
+{
+	echo "CREATE EXTENSION btree_jit;"
+	for i in "${!shapes[@]}"; do
+		n=$((i + 1))
+		echo "CREATE TABLE h$n (${cols%, });"
+		echo "INSERT INTO h$n SELECT g % 300, g, g * 3, date '2020-01-01' + g % 700, g, g % 2 = 0 FROM generate_series(1, 2000) g;"
+		echo "CREATE INDEX h${n}_i ON h$n (${shapes[i]});"
+	done
+	echo "VACUUM ANALYZE;"
+} | sql >/dev/null
+mkdir -p "$work/h"
+chown "$BTJIT_OS_USER:" "$work/h"
+# one round: each index probed 40 times by a nested loop (80 page
+# searches, past the session's threshold of 60 in the first round; the
+# session's catalog indexes may cross it over the rounds too: the checks
+# count the test's own indexes only)
+round() {
+	for i in "${!shapes[@]}"; do
+		c=${shapes[i]%%,*}
+		c=${c% DESC}
+		echo "SELECT count(*) FROM (SELECT $c FROM h$((i + 1)) LIMIT 40) v JOIN h$((i + 1)) x ON x.$c = v.$c;"
+	done
+}
+own_jit="SELECT count(*) FILTER (WHERE state = 'jit') FROM btree_jit_index_stats() WHERE indexrelid::regclass::text ~ '^h[0-9]+_i\$'"
+{
+	echo "SET btree_jit.compile_threshold = 60; SET enable_seqscan = off; SET enable_bitmapscan = off;"
+	echo "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off; SET enable_memoize = off;"
+	echo "\\o /dev/null"
+	deadline=$(($(date +%s) + 600))
+	r=0
+	while :; do
+		round
+		r=$((r + 1))
+		echo "\\o $work/h/jit"
+		echo "$own_jit;"
+		echo "\\o /dev/null"
+		sleep 6
+		[[ $(cat "$work/h/jit" 2>/dev/null) == 60 || $(date +%s) -ge $deadline ]] && break
+	done
+	echo "\\o"
+	echo "SELECT 'rounds $r';"
+	echo "$own_jit;"
+} | sql >"$work/h/out"
+echo "     $(sed -n 1p "$work/h/out"): $(sed -n 2p "$work/h/out") of 60 on compiled code"
+check "all 60 shapes end on compiled code in the session that queued them" \
+	test "$(sed -n 2p "$work/h/out")" = 60
+compiled=$( (grep -o 'compile worker compiled shape [0-9a-f]*' "$BTJIT_CLUSTER_LOG" || true) | sort)
+dup=$(uniq -d <<<"$compiled" | grep -c . || true)
+check "the worker compiled each of the 60 shapes once ($(grep -c . <<<"$compiled") compiles; $dup shapes again)" \
+	test "$dup" -eq 0 -a "$(grep -c . <<<"$compiled")" -ge 60
+check "the worker logs that the bound is below the shapes in use, with a hint" \
+	test "$(log_lines 'LOG:  btree_jit: the object cache is smaller than the key shapes in use')" -ge 1 -a \
+	"$(log_lines 'HINT:  Raise btree_jit.object_cache_max_files above the number of key shapes')" -ge 1
+# once linked, nothing holds them: the next store brings the cache back
+sql -c "CREATE TABLE hx (a int8, b int2, c int4); CREATE INDEX hx_i ON hx (a DESC, b DESC, c);
+	SELECT btree_jit_compile('hx_i') IS NOT NULL" >/dev/null
+check "once they are linked, a store brings the cache back to its bound ($(nobjects))" test "$(nobjects)" -le 2
 cluster_stop
 
 # ---------------------------------------------------------------- library

@@ -26,8 +26,12 @@ extern bool btjit_object_cache_write(const BtjitObjectNames *names,
 									 const char *data, size_t len,
 									 BtjitWhy *why);
 extern bool btjit_object_cache_exists(const BtjitObjectNames *names);
+extern bool btjit_object_cache_file_exists(const char *key);
 extern int	btjit_object_cache_count(void);
 extern void btjit_object_cache_dir(char *path);
+extern void btjit_object_cache_clean(void);
+extern int	btjit_object_cache_evictions_in_use(void);
+extern void btjit_object_cache_set_pins(bool (*pinned) (const char *key));
 
 /* ---- The server's bitcode, for imports (bitcode.c) ---- */
 extern const BtjitServerBitcode *btjit_server_bitcode(void);

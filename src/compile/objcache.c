@@ -28,7 +28,11 @@
  * file that passes and still does not link is ignored with a LOG line, and
  * the shape is compiled.  At btree_jit.object_cache_max_files a store
  * evicts the least recently used objects (by modification time, which a
- * link brings forward), so a full cache never locks new shapes out.
+ * link brings forward), so a full cache never locks new shapes out; an
+ * object the compile worker stored for a backend that has not linked it yet
+ * is never evicted (worker.c says which are, btjit_object_cache_set_pins).
+ * Temporary files a writer left behind (it died between write and rename)
+ * are removed at start-up and on eviction, once their writer is gone.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,6 +40,7 @@
 
 #include <cpuid.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +81,14 @@
  */
 #define BTJIT_OBJECT_TOUCH_SECS 3600
 
+/*
+ * A temporary file of the cache directory (a writer's "<name>.tmp.<pid>")
+ * is removed once its writer is no longer alive, or when it is older than
+ * this whatever its pid says: a write, its fsync and its rename take
+ * seconds at worst, and a pid may have been reused.
+ */
+#define BTJIT_TMP_STALE_SECS 600
+
 typedef struct BtjitObjectHeader
 {
 	char		magic[8];		/* BTJIT_OBJECT_MAGIC, without its NUL */
@@ -113,7 +126,22 @@ static BtjitTemplate btjit_template;
 static uint64 btjit_cpu_hash = 0;
 static uint64 btjit_build_hash = 0;
 
+/*
+ * Which objects a backend is waiting to link (worker.c's answer, given at
+ * preload): eviction skips them.  NULL: none is.
+ */
+static bool (*btjit_object_pinned) (const char *key) = NULL;
+
+/*
+ * Objects this process evicted although they had been written or linked
+ * within BTJIT_OBJECT_TOUCH_SECS: shapes in use, so the bound is below the
+ * shapes in use (the compile worker reports it; see
+ * btjit_object_cache_evictions_in_use).
+ */
+static int	btjit_evicted_in_use = 0;
+
 static uint64 btjit_cpu_identity(void);
+static void btjit_cache_clean_dir(const char *dir);
 
 
 /*
@@ -357,6 +385,10 @@ btjit_objcache_preload(const BtjitCallbackAddresses *callbacks)
 	(void) btjit_cpu_identity();
 	(void) btjit_build_identity();
 	(void) btjit_template_read(&tmpl, &why);
+
+	/* no other process of this cluster runs yet: nothing is being written */
+	if (!IsUnderPostmaster && DataDir != NULL)
+		btjit_object_cache_clean();
 }
 
 /* The CPU's identity as the code generator sees it (see the header). */
@@ -654,12 +686,115 @@ btjit_cached_file_cmp(const void *a, const void *b)
 }
 
 /*
+ * Is name a writer's temporary file ("<name>.tmp.<pid>") that nobody will
+ * rename any more?  Its writer is not alive (kill 0 says ESRCH), or it is
+ * older than BTJIT_TMP_STALE_SECS.  A live writer's file is left alone: it
+ * is renamed or removed by its writer within moments.
+ */
+static bool
+btjit_tmp_file_stale(const char *dir, const char *name)
+{
+	const char *tag = strstr(name, ".tmp.");
+	char		path[MAXPGPATH];
+	struct stat st;
+	char	   *end;
+	long		pid;
+
+	if (tag == NULL)
+		return false;
+	errno = 0;
+	pid = strtol(tag + 5, &end, 10);
+	if (errno != 0 || end == tag + 5 || *end != '\0')
+		return false;			/* not a name we write */
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	if (pid > 0 && pid != MyProcPid && kill((pid_t) pid, 0) != 0 &&
+		errno == ESRCH)
+		return true;
+	return time(NULL) - st.st_mtime > BTJIT_TMP_STALE_SECS;
+}
+
+/* Remove a stale temporary file (see btjit_tmp_file_stale). */
+static void
+btjit_tmp_file_remove(const char *dir, const char *name)
+{
+	char		path[MAXPGPATH];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (unlink(path) == 0)
+		ereport(LOG,
+				(errmsg("btree_jit: removed temporary file \"%s\" left by a writer that did not finish",
+						path)));
+}
+
+/* Remove the stale temporary files of the cache directory dir. */
+static void
+btjit_cache_clean_dir(const char *dir)
+{
+	DIR		   *d;
+	struct dirent *de;
+
+	d = AllocateDir(dir);
+	if (d == NULL)
+		return;					/* no cache yet */
+	while ((de = ReadDirExtended(d, dir, LOG)) != NULL)
+		if (btjit_tmp_file_stale(dir, de->d_name))
+			btjit_tmp_file_remove(dir, de->d_name);
+	FreeDir(d);
+}
+
+/*
+ * Remove the temporary files that writers left in the cache directory (a
+ * backend or compile child that died between its write and its rename):
+ * called at start-up (the postmaster's preload, the compile worker's
+ * start); eviction does it too.
+ */
+void
+btjit_object_cache_clean(void)
+{
+	char		dir[MAXPGPATH];
+
+	btjit_object_cache_dir(dir);
+	btjit_cache_clean_dir(dir);
+}
+
+/*
+ * How many objects in use (written or linked within the last
+ * BTJIT_OBJECT_TOUCH_SECS) this process evicted since it last asked.
+ */
+int
+btjit_object_cache_evictions_in_use(void)
+{
+	int			n = btjit_evicted_in_use;
+
+	btjit_evicted_in_use = 0;
+	return n;
+}
+
+/*
+ * Which objects a backend is waiting to link: worker.c gives its check at
+ * preload, so that every process inherits it (the compile child, which
+ * takes no lock, answers from a copy made before it was forked).
+ */
+void
+btjit_object_cache_set_pins(bool (*pinned) (const char *key))
+{
+	btjit_object_pinned = pinned;
+}
+
+/*
  * Make room for one more object under btree_jit.object_cache_max_files:
  * remove the least recently used objects (by modification time, which a
  * link brings forward: btjit_object_cache_load), so that a full cache
  * never locks new shapes out.  A backend that linked an evicted object
  * keeps its code; the next backend to want that shape compiles it again.
- * False with why only if nothing could be removed.
+ * An object that a backend has queued and not linked yet is never removed:
+ * the compile worker made it for that backend, and removing it would only
+ * queue the shape again (the cache then stays above its bound until they
+ * are linked; the worker logs that the bound is too small).  Stale
+ * temporary files are removed on the way.  False with why only if nothing
+ * could be removed.
  */
 static bool
 btjit_object_cache_room(const char *dir, BtjitWhy *why)
@@ -668,6 +803,7 @@ btjit_object_cache_room(const char *dir, BtjitWhy *why)
 	struct dirent *de;
 	BtjitCachedFile *files;
 	int			nfiles = 0;
+	int			npinned = 0;
 	int			maxfiles = 64;
 	int			excess;
 
@@ -679,15 +815,28 @@ btjit_object_cache_room(const char *dir, BtjitWhy *why)
 	{
 		size_t		namelen = strlen(de->d_name);
 		char		path[MAXPGPATH];
+		char		key[BTJIT_OBJECT_KEY_LEN + 8];
 		struct stat st;
 
-		/* objects only: not the temporary files of other writers */
+		if (btjit_tmp_file_stale(dir, de->d_name))
+		{
+			btjit_tmp_file_remove(dir, de->d_name);
+			continue;
+		}
+		/* objects only: not the temporary files of live writers */
 		if (namelen <= 2 || namelen >= sizeof(files->name) ||
 			strcmp(de->d_name + namelen - 2, ".o") != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (stat(path, &st) != 0)
 			continue;			/* removed meanwhile */
+		memcpy(key, de->d_name, namelen - 2);
+		key[namelen - 2] = '\0';
+		if (btjit_object_pinned != NULL && btjit_object_pinned(key))
+		{
+			npinned++;			/* counts towards the bound, stays */
+			continue;
+		}
 		if (nfiles == maxfiles)
 		{
 			maxfiles *= 2;
@@ -700,10 +849,14 @@ btjit_object_cache_room(const char *dir, BtjitWhy *why)
 	if (d != NULL)
 		FreeDir(d);
 
-	excess = nfiles - btjit_object_cache_max_files + 1;
+	excess = nfiles + npinned - btjit_object_cache_max_files + 1;
+	if (excess > nfiles)
+		excess = nfiles;		/* the rest are pinned */
 	if (excess > 0)
 	{
 		int			removed = 0;
+
+		time_t		now = time(NULL);
 
 		qsort(files, nfiles, sizeof(BtjitCachedFile), btjit_cached_file_cmp);
 		for (int i = 0; i < nfiles && removed < excess; i++)
@@ -712,7 +865,11 @@ btjit_object_cache_room(const char *dir, BtjitWhy *why)
 
 			snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
 			if (unlink(path) == 0 || errno == ENOENT)
+			{
 				removed++;
+				if (now - files[i].mtime.tv_sec < BTJIT_OBJECT_TOUCH_SECS)
+					btjit_evicted_in_use++;
+			}
 		}
 		if (removed == 0)
 		{
@@ -816,6 +973,17 @@ btjit_object_cache_exists(const BtjitObjectNames *names)
 	char		path[MAXPGPATH];
 
 	btjit_object_path(names, path);
+	return access(path, R_OK) == 0;
+}
+
+/* Is there an object for this key?  (The worker's list of shapes.) */
+bool
+btjit_object_cache_file_exists(const char *key)
+{
+	char		path[MAXPGPATH];
+
+	snprintf(path, MAXPGPATH, "%s/%s/%s.o", DataDir, BTJIT_OBJECT_CACHE_DIR,
+			 key);
 	return access(path, R_OK) == 0;
 }
 

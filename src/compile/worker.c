@@ -82,11 +82,28 @@
  * searches any more waits until the busy ones are done; it is never
  * dropped.
  *
- * Warm start: after each compile the worker appends the shape to
- * $PGDATA/btree_jit_cache/shapes (once per shape); at start it queues every
- * listed shape whose object is missing (a new template, another CPU, a
- * cleared cache), so that the first backends after a restart or upgrade
- * find code compiled.
+ * Handing over.  The worker's object is for the backends that queued the
+ * shape, and it reaches them through the object cache, where a store at
+ * btree_jit.object_cache_max_files evicts the least recently used object.
+ * Below its bound (more shapes in use than objects allowed) that evicted
+ * objects no backend had linked yet, which were queued again: a session
+ * using 60 shapes with room for 20 kept a third of them on the stock path.
+ * So the entry records who waits (the backend that queued it and those that
+ * joined, BTJIT_WAITERS_MAX), and a finished compile leaves the list of its
+ * waiters (delivered[]) until each has looked the shape up, has exited, or
+ * BTJIT_PIN_MAX_SECS have passed: objcache.c never evicts an object listed
+ * so (btjit_worker_pinned).  The cache may then exceed its bound for a
+ * while, which the worker logs with a hint to raise it.
+ *
+ * Warm start: after each compile the worker adds the shape to
+ * $PGDATA/btree_jit_cache/shapes; at start it queues every listed shape
+ * whose object is missing (a new template, another CPU, a cleared cache),
+ * so that the first backends after a restart or upgrade find code compiled.
+ * The list is rewritten whole each time (a temporary file, fsynced and
+ * renamed durably), with a CRC-32C that a damaged list fails (it is then
+ * refused with a LOG line), and pruned to the shapes whose objects the
+ * cache still holds (or that the warm start has yet to compile), at most
+ * btree_jit.object_cache_max_files of them.
  *
  *-------------------------------------------------------------------------
  */
@@ -102,6 +119,7 @@
 
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "port/pg_crc32c.h"
 #include "portability/instr_time.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -142,9 +160,24 @@
 #define BTJIT_HOLD_MAX_MS		250
 /* The warm-start list, in the object cache directory. */
 #define BTJIT_SHAPES_FILE		"shapes"
-#define BTJIT_SHAPES_MAGIC		"BTJITSHAPES1"
+#define BTJIT_SHAPES_MAGIC		"BTJITSHAPES2"
 /* The most shapes the warm-start list holds. */
 #define BTJIT_SHAPES_MAX		4096
+/*
+ * Backends recorded as waiting for a queued shape; more may join, they
+ * just do not keep its object from eviction.
+ */
+#define BTJIT_WAITERS_MAX		8
+/* Finished compiles whose waiters are remembered (a ring). */
+#define BTJIT_DELIVERED_MAX		64
+/*
+ * How long a finished compile's object is kept from eviction for a live
+ * backend that has not looked for it: one that has not searched its index
+ * for that long is not using the shape much.
+ */
+#define BTJIT_PIN_MAX_SECS		300
+/* The "bound below the shapes in use" LOG line, at most this often. */
+#define BTJIT_BOUND_LOG_SECS	300
 
 typedef enum BtjitQueueEntryState
 {
@@ -152,6 +185,13 @@ typedef enum BtjitQueueEntryState
 	BTJIT_QE_PENDING,
 	BTJIT_QE_COMPILING
 } BtjitQueueEntryState;
+
+/* A backend waiting for a shape: its pid and PGPROC number. */
+typedef struct BtjitWaiter
+{
+	pid_t		pid;
+	int			procno;
+} BtjitWaiter;
 
 typedef struct BtjitQueueEntry
 {
@@ -165,9 +205,23 @@ typedef struct BtjitQueueEntry
 	TimestampTz holder_idle_since;	/* worker: holder seen idle since, or 0 */
 	pg_atomic_uint64 demand;	/* searches reported while queued */
 	uint64		demand_seen;	/* worker: demand at its previous take */
+	int			nwaiters;		/* waiters[] in use */
+	BtjitWaiter waiters[BTJIT_WAITERS_MAX];
 	char		key[BTJIT_OBJECT_KEY_LEN];
 	BtjitShape	shape;
 } BtjitQueueEntry;
+
+/*
+ * A compiled shape whose waiters have not all looked it up (see "Handing
+ * over" above); a waiter leaves when it does.  nwaiters 0: a free slot.
+ */
+typedef struct BtjitDelivered
+{
+	char		key[BTJIT_OBJECT_KEY_LEN];
+	TimestampTz delivered_at;
+	int			nwaiters;
+	BtjitWaiter waiters[BTJIT_WAITERS_MAX];
+} BtjitDelivered;
 
 typedef struct BtjitFailedShape
 {
@@ -195,6 +249,8 @@ typedef struct BtjitCompileShared
 	int			nfailed;		/* entries of failed[] in use */
 	int			failed_next;	/* where the next failure goes */
 	BtjitFailedShape failed[BTJIT_FAILED_MAX];
+	int			delivered_next; /* where the next delivery goes */
+	BtjitDelivered delivered[BTJIT_DELIVERED_MAX];
 	int			queue_size;		/* entries[] */
 	BtjitQueueEntry entries[FLEXIBLE_ARRAY_MEMBER];
 } BtjitCompileShared;
@@ -215,22 +271,55 @@ static bool btjit_compiler_preloaded = false;
 /* In the worker: the compile child running, for the exit callback. */
 static pid_t btjit_child_pid = 0;
 
-/* In the worker: object keys already in the warm-start list. */
-static char (*btjit_listed_keys)[BTJIT_OBJECT_KEY_LEN] = NULL;
+/* A shape of the warm-start list, with its object key. */
+typedef struct BtjitListedShape
+{
+	char		key[BTJIT_OBJECT_KEY_LEN];
+	BtjitShape	shape;
+} BtjitListedShape;
+
+/* The warm-start list's header; the shapes follow it. */
+typedef struct BtjitShapesHeader
+{
+	char		magic[sizeof(BTJIT_SHAPES_MAGIC)];	/* with its NUL */
+	uint32		shape_size;		/* sizeof(BtjitShape) */
+	uint32		count;			/* shapes that follow */
+	pg_crc32c	crc;			/* of the header with crc zero, then the
+								 * shapes */
+} BtjitShapesHeader;
+
+/*
+ * In the worker: the warm-start list, oldest first (TopMemoryContext,
+ * grown as needed).
+ */
+static BtjitListedShape *btjit_listed_shapes = NULL;
 static int	btjit_nlisted = 0;
+static int	btjit_listed_cap = 0;
 
 /*
  * In the worker: listed shapes missing from the cache at start, compiled
  * when no backend waits for anything (they do not take queue entries, which
  * are the backends').
  */
-static BtjitShape *btjit_warm_shapes = NULL;
+static BtjitListedShape *btjit_warm_shapes = NULL;
 static int	btjit_nwarm = 0;
 static int	btjit_warm_next = 0;
+
+/*
+ * In a compile child: the keys pinned when it was forked (it takes no lock,
+ * so btjit_worker_pinned answers from this copy).
+ */
+static char btjit_pin_copy[BTJIT_DELIVERED_MAX][BTJIT_OBJECT_KEY_LEN];
+static int	btjit_npin_copy = 0;
+static bool btjit_pin_copy_valid = false;
+
+/* In the worker: when the bound was last said to be too small. */
+static TimestampTz btjit_bound_logged_at = 0;
 
 PGDLLEXPORT void btjit_compile_worker_main(Datum arg);
 
 static void btjit_warm_bound(int nlisted);
+static bool btjit_worker_pinned(const char *key);
 static void btjit_compile_shmem_request(void);
 static void btjit_compile_shmem_startup(void);
 
@@ -253,6 +342,9 @@ void
 btjit_worker_register(bool module_active)
 {
 	BackgroundWorker worker;
+
+	/* every process inherits it: evictions ask which objects are awaited */
+	btjit_object_cache_set_pins(btjit_worker_pinned);
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = btjit_compile_shmem_request;
@@ -347,6 +439,141 @@ btjit_failed_lookup(const char *key, BtjitWhy *why)
 	return f;
 }
 
+/* Is the backend w still the one in its PGPROC slot (read without a lock)? */
+static bool
+btjit_waiter_alive(const BtjitWaiter *w)
+{
+	if (w->procno < 0 || w->procno >= (int) ProcGlobal->allProcCount)
+		return false;
+	return *(volatile int *) &GetPGProcByNumber(w->procno)->pid == w->pid;
+}
+
+/* Record this backend as waiting for e (once).  Caller holds the lock. */
+static void
+btjit_waiter_add(BtjitQueueEntry *e)
+{
+	if (MyProc == NULL)
+		return;
+	for (int i = 0; i < e->nwaiters; i++)
+		if (e->waiters[i].pid == MyProcPid)
+			return;
+	if (e->nwaiters < BTJIT_WAITERS_MAX)
+	{
+		e->waiters[e->nwaiters].pid = MyProcPid;
+		e->waiters[e->nwaiters].procno = (int) (MyProc - ProcGlobal->allProcs);
+		e->nwaiters++;
+	}
+}
+
+/*
+ * A compiled entry's waiters, kept until each has looked the shape up
+ * (btjit_worker_lookup).  Caller holds the lock exclusively.
+ */
+static void
+btjit_deliver(const BtjitQueueEntry *e)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+	BtjitDelivered *d;
+
+	if (e->nwaiters == 0)
+		return;
+	d = &cs->delivered[cs->delivered_next];
+	cs->delivered_next = (cs->delivered_next + 1) % BTJIT_DELIVERED_MAX;
+	strlcpy(d->key, e->key, sizeof(d->key));
+	d->delivered_at = GetCurrentTimestamp();
+	d->nwaiters = e->nwaiters;
+	memcpy(d->waiters, e->waiters, e->nwaiters * sizeof(BtjitWaiter));
+}
+
+/*
+ * This backend has looked the shape up and links it now: its object need
+ * not be kept for it any more.  Caller holds the lock exclusively.
+ */
+static void
+btjit_delivered_claim(const char *key)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+
+	for (int i = 0; i < BTJIT_DELIVERED_MAX; i++)
+	{
+		BtjitDelivered *d = &cs->delivered[i];
+
+		if (d->nwaiters == 0 || strcmp(d->key, key) != 0)
+			continue;
+		for (int j = 0; j < d->nwaiters; j++)
+			if (d->waiters[j].pid == MyProcPid)
+			{
+				d->waiters[j] = d->waiters[--d->nwaiters];
+				break;
+			}
+	}
+}
+
+/*
+ * Is the delivered shape d still awaited: a waiter alive, within
+ * BTJIT_PIN_MAX_SECS?  Caller holds the lock (or is a compile child
+ * copying under its parent's).
+ */
+static bool
+btjit_delivered_awaited(const BtjitDelivered *d, TimestampTz now)
+{
+	if (d->nwaiters == 0 ||
+		now >= TimestampTzPlusMilliseconds(d->delivered_at,
+										   BTJIT_PIN_MAX_SECS * 1000))
+		return false;
+	for (int j = 0; j < d->nwaiters; j++)
+		if (btjit_waiter_alive(&d->waiters[j]))
+			return true;
+	return false;
+}
+
+/*
+ * Must the object of key stay in the cache, because a backend that queued
+ * its shape has not linked it yet?  objcache.c's eviction asks.  A compile
+ * child answers from the copy its parent made before forking it (it may
+ * take no lock); a backend storing an object it compiled itself looks.
+ */
+static bool
+btjit_worker_pinned(const char *key)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+	TimestampTz now;
+	bool		pinned = false;
+
+	if (btjit_pin_copy_valid)
+	{
+		for (int i = 0; i < btjit_npin_copy; i++)
+			if (strcmp(btjit_pin_copy[i], key) == 0)
+				return true;
+		return false;
+	}
+	if (cs == NULL || MyProc == NULL)
+		return false;
+	now = GetCurrentTimestamp();
+	LWLockAcquire(cs->lock, LW_SHARED);
+	for (int i = 0; i < BTJIT_DELIVERED_MAX && !pinned; i++)
+		pinned = strcmp(cs->delivered[i].key, key) == 0 &&
+			btjit_delivered_awaited(&cs->delivered[i], now);
+	LWLockRelease(cs->lock);
+	return pinned;
+}
+
+/* The worker, before forking a compile child: copy the pinned keys. */
+static void
+btjit_pins_copy(void)
+{
+	BtjitCompileShared *cs = btjit_compile_shared;
+	TimestampTz now = GetCurrentTimestamp();
+
+	btjit_npin_copy = 0;
+	LWLockAcquire(cs->lock, LW_SHARED);
+	for (int i = 0; i < BTJIT_DELIVERED_MAX; i++)
+		if (btjit_delivered_awaited(&cs->delivered[i], now))
+			strlcpy(btjit_pin_copy[btjit_npin_copy++], cs->delivered[i].key,
+					BTJIT_OBJECT_KEY_LEN);
+	LWLockRelease(cs->lock);
+}
+
 static BtjitQueueEntry *
 btjit_queue_find(const char *key)
 {
@@ -381,6 +608,8 @@ btjit_queue_add(const char *key, const BtjitShape *shape)
 			e->holder_idle_since = 0;
 			pg_atomic_write_u64(&e->demand, 0);
 			e->demand_seen = 0;
+			e->nwaiters = 0;
+			btjit_waiter_add(e);
 			strlcpy(e->key, key, sizeof(e->key));
 			memcpy(&e->shape, shape, sizeof(BtjitShape));
 			cs->enqueued++;
@@ -435,6 +664,7 @@ btjit_worker_enqueue(const BtjitShape *shape, const char *key,
 	else if ((e = btjit_queue_find(key)) != NULL)
 	{
 		/* another backend queued it: ours is one more demand for it */
+		btjit_waiter_add(e);
 		ticket->slot = e - cs->entries;
 		ticket->seq = e->seq;
 		result = BTJIT_ENQUEUE_QUEUED;
@@ -491,7 +721,10 @@ btjit_worker_demand(const BtjitQueueTicket *ticket, uint64 searches)
 
 /*
  * Where is the shape with this key?  Pending (queued or compiling), failed
- * (why says why), or neither: then the object cache should have it.
+ * (why says why), or neither: then the object cache should have it, and
+ * the caller links it now, so its object need not be kept for this backend
+ * any more (exclusive for that; a backend looks once per compile
+ * generation and queued shape).
  */
 BtjitQueueStatus
 btjit_worker_lookup(const char *key, BtjitWhy *why)
@@ -502,13 +735,16 @@ btjit_worker_lookup(const char *key, BtjitWhy *why)
 
 	if (cs == NULL)
 		return BTJIT_QUEUE_ABSENT;
-	LWLockAcquire(cs->lock, LW_SHARED);
+	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
 	if (btjit_queue_find(key) != NULL)
 		status = BTJIT_QUEUE_PENDING;
 	else if ((f = btjit_failed_lookup(key, why)) != NULL)
 		status = f->unstored ? BTJIT_QUEUE_UNSTORED : BTJIT_QUEUE_FAILED;
 	else
+	{
 		status = BTJIT_QUEUE_ABSENT;
+		btjit_delivered_claim(key);
+	}
 	LWLockRelease(cs->lock);
 	return status;
 }
@@ -548,85 +784,179 @@ btjit_shapes_path(char *path)
 	snprintf(path, MAXPGPATH, "%s/%s", dir, BTJIT_SHAPES_FILE);
 }
 
-static void
-btjit_listed_add(const char *key)
+/* The listed entry for key, or -1. */
+static int
+btjit_listed_find(const char *key)
 {
-	if (btjit_listed_keys == NULL)
-		btjit_listed_keys = MemoryContextAllocZero(TopMemoryContext,
-												   BTJIT_SHAPES_MAX * sizeof(*btjit_listed_keys));
-	if (btjit_nlisted < BTJIT_SHAPES_MAX)
-		strlcpy(btjit_listed_keys[btjit_nlisted++], key, 17);
+	for (int i = 0; i < btjit_nlisted; i++)
+		if (strcmp(btjit_listed_shapes[i].key, key) == 0)
+			return i;
+	return -1;
 }
 
 static bool
 btjit_listed(const char *key)
 {
-	for (int i = 0; i < btjit_nlisted; i++)
-		if (strcmp(btjit_listed_keys[i], key) == 0)
-			return true;
-	return false;
+	return btjit_listed_find(key) >= 0;
 }
 
 /*
- * Warm start: note every listed shape whose object is not in the cache, to
- * be compiled when the queue is empty.
- * The list is a header (magic, the size of a shape) and whole shapes; a
- * list written for another shape layout is ignored (and rewritten as
- * shapes are compiled), since its bytes would not be shapes any more.
+ * Add a shape to the end of the in-memory list (the most recent); a shape
+ * listed already moves there.
+ */
+static void
+btjit_listed_add(const BtjitShape *shape, const char *key)
+{
+	int			at = btjit_listed_find(key);
+
+	if (at >= 0)
+	{
+		memmove(&btjit_listed_shapes[at], &btjit_listed_shapes[at + 1],
+				(btjit_nlisted - at - 1) * sizeof(BtjitListedShape));
+		btjit_nlisted--;
+	}
+	if (btjit_nlisted == btjit_listed_cap)
+	{
+		btjit_listed_cap = Max(64, btjit_listed_cap * 2);
+		if (btjit_listed_shapes == NULL)
+			btjit_listed_shapes = MemoryContextAlloc(TopMemoryContext,
+													 btjit_listed_cap * sizeof(BtjitListedShape));
+		else
+			btjit_listed_shapes = repalloc(btjit_listed_shapes,
+										   btjit_listed_cap * sizeof(BtjitListedShape));
+	}
+	strlcpy(btjit_listed_shapes[btjit_nlisted].key, key, BTJIT_OBJECT_KEY_LEN);
+	memcpy(&btjit_listed_shapes[btjit_nlisted].shape, shape, sizeof(BtjitShape));
+	btjit_nlisted++;
+}
+
+/* The CRC-32C of a list: its header with crc zero, then its shapes. */
+static pg_crc32c
+btjit_shapes_crc(const BtjitShapesHeader *header, const BtjitShape *shapes,
+				 int n)
+{
+	BtjitShapesHeader h = *header;
+	pg_crc32c	crc;
+
+	h.crc = 0;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &h, sizeof(h));
+	for (int i = 0; i < n; i++)
+		COMP_CRC32C(crc, &shapes[i], sizeof(BtjitShape));
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+/*
+ * Read the warm-start list into shapes (palloc'd; *n of them).  False with
+ * a LOG line when there is a list but it cannot be used: another format or
+ * shape layout, a size that disagrees with its header, or a CRC that does
+ * not match (a damaged list is refused whole: a shape read from damaged
+ * bytes would be compiled into code).
+ */
+static bool
+btjit_shapes_read(const char *path, BtjitShape **shapes, int *n)
+{
+	BtjitShapesHeader h;
+	struct stat st;
+	const char *problem = NULL;
+	BtjitShape *buf = NULL;
+	pg_crc32c	crc = 0;
+	bool		crc_bad = false;
+	int			fd;
+
+	*shapes = NULL;
+	*n = 0;
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+	{
+		if (errno != ENOENT)
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("btree_jit: could not open the list of shapes \"%s\": %m",
+							path)));
+		return false;
+	}
+	if (fstat(fd, &st) != 0 ||
+		read(fd, &h, sizeof(h)) != sizeof(h) ||
+		memcmp(h.magic, BTJIT_SHAPES_MAGIC, sizeof(h.magic)) != 0 ||
+		h.shape_size != sizeof(BtjitShape))
+		problem = "written for another shape layout";
+	else if (h.count > BTJIT_SHAPES_MAX ||
+			 st.st_size != (off_t) (sizeof(h) + (size_t) h.count * sizeof(BtjitShape)))
+		problem = "its size does not match its header";
+	else
+	{
+		buf = palloc(Max(h.count, 1) * sizeof(BtjitShape));
+		if (read(fd, buf, h.count * sizeof(BtjitShape)) !=
+			(ssize_t) (h.count * sizeof(BtjitShape)))
+			problem = "it could not be read whole";
+		else if ((crc = btjit_shapes_crc(&h, buf, h.count)) != h.crc)
+		{
+			problem = "its CRC-32C does not match its header";
+			crc_bad = true;
+		}
+	}
+	CloseTransientFile(fd);
+	if (problem != NULL)
+	{
+		ereport(LOG,
+				(errmsg("btree_jit: refusing the list of shapes \"%s\": %s",
+						path, problem),
+				 crc_bad ?
+				 errdetail("Its CRC-32C is %08X, its header says %08X.",
+						   crc, h.crc) : 0,
+				 errhint("No listed shape is compiled ahead at this start; the list is written anew as shapes are compiled.")));
+		if (buf != NULL)
+			pfree(buf);
+		return false;
+	}
+	*shapes = buf;
+	*n = h.count;
+	return true;
+}
+
+/*
+ * Warm start: read the list, and note every listed shape whose object is
+ * not in the cache, to be compiled when the queue is empty.  A list that
+ * is refused (btjit_shapes_read) is rewritten as shapes are compiled.
  */
 static void
 btjit_warm_start(void)
 {
 	char		path[MAXPGPATH];
-	char		header[sizeof(BTJIT_SHAPES_MAGIC) + sizeof(uint32)];
-	uint32		shape_size = sizeof(BtjitShape);
 	const BtjitTemplate *tmpl;
 	BtjitWhy	why;
-	BtjitShape	shape;
-	int			fd;
-	int			nlisted = 0;
+	BtjitShape *shapes;
+	int			nshapes;
 
 	btjit_shapes_path(path);
-	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
-	if (fd < 0)
+	if (!btjit_shapes_read(path, &shapes, &nshapes))
 		return;
-	if (read(fd, header, sizeof(header)) != sizeof(header) ||
-		memcmp(header, BTJIT_SHAPES_MAGIC, sizeof(BTJIT_SHAPES_MAGIC)) != 0 ||
-		memcmp(header + sizeof(BTJIT_SHAPES_MAGIC), &shape_size,
-			   sizeof(uint32)) != 0)
-	{
-		CloseTransientFile(fd);
-		ereport(LOG,
-				(errmsg("btree_jit: ignoring the list of shapes \"%s\": written for another shape layout",
-						path)));
-		unlink(path);
-		return;
-	}
 	if (!btjit_template_read(&tmpl, &why))
 	{
-		CloseTransientFile(fd);
+		pfree(shapes);
 		return;
 	}
 
-	while (read(fd, &shape, sizeof(shape)) == sizeof(shape))
+	for (int i = 0; i < nshapes; i++)
 	{
 		BtjitObjectNames names;
 
-		btjit_object_names(&shape, tmpl, &names);
-		nlisted++;
+		btjit_object_names(&shapes[i], tmpl, &names);
 		if (btjit_listed(names.key))
 			continue;
-		btjit_listed_add(names.key);
+		btjit_listed_add(&shapes[i], names.key);
 		if (btjit_object_cache_exists(&names))
 			continue;
 		if (btjit_warm_shapes == NULL)
 			btjit_warm_shapes = MemoryContextAlloc(TopMemoryContext,
-												   BTJIT_SHAPES_MAX * sizeof(BtjitShape));
+												   BTJIT_SHAPES_MAX * sizeof(BtjitListedShape));
 		if (btjit_nwarm < BTJIT_SHAPES_MAX)
-			memcpy(&btjit_warm_shapes[btjit_nwarm++], &shape, sizeof(BtjitShape));
+			btjit_warm_shapes[btjit_nwarm++] = btjit_listed_shapes[btjit_nlisted - 1];
 	}
-	CloseTransientFile(fd);
-	btjit_warm_bound(nlisted);
+	pfree(shapes);
+	btjit_warm_bound(nshapes);
 }
 
 /*
@@ -651,7 +981,7 @@ btjit_warm_bound(int nlisted)
 		{
 			skipped = btjit_nwarm - room;
 			memmove(btjit_warm_shapes, btjit_warm_shapes + skipped,
-					room * sizeof(BtjitShape));
+					room * sizeof(BtjitListedShape));
 			btjit_nwarm = room;
 		}
 	}
@@ -674,70 +1004,184 @@ btjit_warm_bound(int nlisted)
 static bool
 btjit_warm_take(BtjitShape *shape, char *key)
 {
-	const BtjitTemplate *tmpl;
 	BtjitWhy	why;
 
 	while (btjit_warm_next < btjit_nwarm)
 	{
-		BtjitObjectNames names;
-		BtjitShape *next = &btjit_warm_shapes[btjit_warm_next++];
+		BtjitListedShape *next = &btjit_warm_shapes[btjit_warm_next++];
 		bool		pending;
 
 		LWLockAcquire(btjit_compile_shared->lock, LW_EXCLUSIVE);
 		btjit_compile_shared->warm_pending = btjit_nwarm - btjit_warm_next;
+		pending = btjit_queue_find(next->key) != NULL ||
+			btjit_failed_lookup(next->key, &why) != NULL;
 		LWLockRelease(btjit_compile_shared->lock);
-
-		if (!btjit_template_read(&tmpl, &why))
-			return false;
-		btjit_object_names(next, tmpl, &names);
-		LWLockAcquire(btjit_compile_shared->lock, LW_SHARED);
-		pending = btjit_queue_find(names.key) != NULL ||
-			btjit_failed_lookup(names.key, &why) != NULL;
-		LWLockRelease(btjit_compile_shared->lock);
-		if (pending || btjit_object_cache_exists(&names))
+		if (pending || btjit_object_cache_file_exists(next->key))
 			continue;
-		memcpy(shape, next, sizeof(BtjitShape));
-		strlcpy(key, names.key, 17);
+		memcpy(shape, &next->shape, sizeof(BtjitShape));
+		strlcpy(key, next->key, BTJIT_OBJECT_KEY_LEN);
 		return true;
 	}
 	return false;
 }
 
-/* Add a compiled shape to the warm-start list (once). */
+/* Is key one of the warm-start shapes not taken yet? */
+static bool
+btjit_warm_waiting(const char *key)
+{
+	for (int i = btjit_warm_next; i < btjit_nwarm; i++)
+		if (strcmp(btjit_warm_shapes[i].key, key) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Prune the in-memory list: keep the shapes whose objects the cache holds
+ * (the others were evicted or removed: a restart need not bring them back)
+ * and those the warm start has yet to compile, then at most
+ * btree_jit.object_cache_max_files (and BTJIT_SHAPES_MAX) of them, the
+ * most recent.
+ */
 static void
-btjit_shapes_append(const BtjitShape *shape, const char *key)
+btjit_shapes_prune(void)
+{
+	int			kept = 0;
+	int			bound = BTJIT_SHAPES_MAX;
+
+	for (int i = 0; i < btjit_nlisted; i++)
+	{
+		const char *key = btjit_listed_shapes[i].key;
+
+		if (!btjit_object_cache_file_exists(key) && !btjit_warm_waiting(key))
+			continue;
+		if (kept != i)
+			btjit_listed_shapes[kept] = btjit_listed_shapes[i];
+		kept++;
+	}
+	btjit_nlisted = kept;
+	if (btjit_object_cache_max_files > 0 &&
+		btjit_object_cache_max_files < bound)
+		bound = btjit_object_cache_max_files;
+	if (btjit_nlisted > bound)
+	{
+		memmove(btjit_listed_shapes,
+				btjit_listed_shapes + (btjit_nlisted - bound),
+				bound * sizeof(BtjitListedShape));
+		btjit_nlisted = bound;
+	}
+}
+
+/*
+ * Write the list whole, durably as PostgreSQL writes its own state files:
+ * a temporary file ("shapes.tmp.<pid>", which objcache.c removes if the
+ * worker dies before the rename), fsynced, then durable_rename(), which
+ * fsyncs the directory too.  A failure is logged and leaves the previous
+ * list in place.
+ */
+static void
+btjit_shapes_write(void)
 {
 	char		path[MAXPGPATH];
-	struct stat st;
+	char		tmp[MAXPGPATH + 32];
+	BtjitShapesHeader h;
+	BtjitShape *shapes;
 	int			fd;
-
-	if (btjit_listed(key))
-		return;
-	btjit_listed_add(key);
+	bool		ok;
 
 	btjit_shapes_path(path);
-	fd = OpenTransientFile(path, O_WRONLY | O_CREAT | O_APPEND | PG_BINARY);
-	if (fd < 0)
-		return;					/* the cache directory's problem is logged */
-	if (fstat(fd, &st) == 0 && st.st_size == 0)
-	{
-		char		header[sizeof(BTJIT_SHAPES_MAGIC) + sizeof(uint32)];
-		uint32		shape_size = sizeof(BtjitShape);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, MyProcPid);
 
-		memcpy(header, BTJIT_SHAPES_MAGIC, sizeof(BTJIT_SHAPES_MAGIC));
-		memcpy(header + sizeof(BTJIT_SHAPES_MAGIC), &shape_size, sizeof(uint32));
-		if (write(fd, header, sizeof(header)) != sizeof(header))
-		{
-			CloseTransientFile(fd);
-			return;
-		}
-	}
-	/* one write per record: O_APPEND keeps it whole */
-	if (write(fd, shape, sizeof(BtjitShape)) != sizeof(BtjitShape))
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, BTJIT_SHAPES_MAGIC, sizeof(h.magic));
+	h.shape_size = sizeof(BtjitShape);
+	h.count = btjit_nlisted;
+	shapes = palloc(Max(btjit_nlisted, 1) * sizeof(BtjitShape));
+	for (int i = 0; i < btjit_nlisted; i++)
+		memcpy(&shapes[i], &btjit_listed_shapes[i].shape, sizeof(BtjitShape));
+	h.crc = btjit_shapes_crc(&h, shapes, btjit_nlisted);
+
+	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+	{
 		ereport(LOG,
 				(errcode_for_file_access(),
-				 errmsg("btree_jit: could not add a shape to \"%s\": %m", path)));
-	CloseTransientFile(fd);
+				 errmsg("btree_jit: could not create file \"%s\": %m", tmp)));
+		pfree(shapes);
+		return;
+	}
+	errno = 0;
+	ok = write(fd, &h, sizeof(h)) == sizeof(h) &&
+		write(fd, shapes, btjit_nlisted * sizeof(BtjitShape)) ==
+		(ssize_t) (btjit_nlisted * sizeof(BtjitShape));
+	if (!ok && errno == 0)
+		errno = ENOSPC;			/* a short write: no space, most likely */
+	if (!ok)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("btree_jit: could not write file \"%s\": %m", tmp)));
+	else if (pg_fsync(fd) != 0)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("btree_jit: could not fsync file \"%s\": %m", tmp)));
+		ok = false;
+	}
+	if (CloseTransientFile(fd) != 0 && ok)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("btree_jit: could not close file \"%s\": %m", tmp)));
+		ok = false;
+	}
+	pfree(shapes);
+	if (!ok || durable_rename(tmp, path, LOG) != 0)
+		(void) unlink(tmp);
+}
+
+/* A compiled shape: the most recent of the warm-start list, written anew. */
+static void
+btjit_shapes_note(const BtjitShape *shape, const char *key)
+{
+	btjit_listed_add(shape, key);
+	btjit_shapes_prune();
+	btjit_shapes_write();
+}
+
+/*
+ * After a compile: LOG (at most every BTJIT_BOUND_LOG_SECS) that
+ * btree_jit.object_cache_max_files is below the key shapes in use, when
+ * the store evicted objects written or linked within the last hour, when
+ * the worker just compiled again a shape it had compiled before (its object
+ * was lost), or when the cache holds more objects than its bound (objects
+ * that backends have yet to link are not evicted).
+ */
+static void
+btjit_bound_check(const char *key, bool again, int evicted_in_use)
+{
+	int			nobjects;
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (btjit_object_cache_max_files <= 0 ||
+		(btjit_bound_logged_at != 0 &&
+		 now < TimestampTzPlusMilliseconds(btjit_bound_logged_at,
+										   BTJIT_BOUND_LOG_SECS * 1000)))
+		return;
+	nobjects = btjit_object_cache_count();
+	if (!again && evicted_in_use == 0 &&
+		nobjects <= btjit_object_cache_max_files)
+		return;
+	btjit_bound_logged_at = now;
+	ereport(LOG,
+			(errmsg("btree_jit: the object cache is smaller than the key shapes in use"),
+			 nobjects > btjit_object_cache_max_files ?
+			 errdetail("The cache holds %d objects, above btree_jit.object_cache_max_files = %d: objects that backends have yet to link are not evicted.",
+					   nobjects, btjit_object_cache_max_files) :
+			 again ?
+			 errdetail("The compile worker compiled key shape %s again after its object had been removed (btree_jit.object_cache_max_files = %d).",
+					   key, btjit_object_cache_max_files) :
+			 errdetail("Storing key shape %s evicted an object written or used within the last hour (btree_jit.object_cache_max_files = %d).",
+					   key, btjit_object_cache_max_files),
+			 errhint("Raise btree_jit.object_cache_max_files above the number of key shapes the server's indexes use.")));
 }
 
 /* What a compile child reports through its pipe. */
@@ -766,6 +1210,7 @@ typedef struct BtjitChildReport
 {
 	BtjitObjectOutcome outcome;
 	double		compile_ms;
+	int			evicted_in_use; /* btjit_object_cache_evictions_in_use() */
 	char		why[BTJIT_REASON_LEN];
 } BtjitChildReport;
 
@@ -847,6 +1292,7 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
 	INSTR_TIME_SET_CURRENT(duration);
 	INSTR_TIME_SUBTRACT(duration, start);
 	report.compile_ms = INSTR_TIME_GET_MILLISEC(duration);
+	report.evicted_in_use = btjit_object_cache_evictions_in_use();
 
 	if (write(wfd, &report, sizeof(report)) != sizeof(report))
 		_exit(3);
@@ -861,7 +1307,7 @@ btjit_compile_child(const BtjitShape *shape, int wfd, pid_t parent)
  */
 static BtjitChildOutcome
 btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
-					   BtjitWhy *why)
+					   int *evicted_in_use, BtjitWhy *why)
 {
 	int			fds[2];
 	pid_t		pid;
@@ -874,6 +1320,7 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 		btjit_why_set(why, "could not create a pipe: %m");
 		return BTJIT_CHILD_DIED;
 	}
+	btjit_pins_copy();
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
@@ -886,6 +1333,7 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 	if (pid == 0)
 	{
 		close(fds[0]);
+		btjit_pin_copy_valid = true;
 		btjit_compile_child(shape, fds[1], MyProcPid);
 	}
 	close(fds[1]);
@@ -924,6 +1372,7 @@ btjit_compile_in_child(const BtjitShape *shape, double *compile_ms,
 		return BTJIT_CHILD_DIED;
 	}
 	*compile_ms = report.compile_ms;
+	*evicted_in_use = report.evicted_in_use;
 	switch (report.outcome)
 	{
 		case BTJIT_OBJECT_STORED:
@@ -1074,6 +1523,8 @@ btjit_queue_finish(const char *key, BtjitFinishOutcome outcome,
 
 	LWLockAcquire(cs->lock, LW_EXCLUSIVE);
 	e = btjit_queue_find(key);
+	if (e != NULL && outcome == BTJIT_FINISH_COMPILED)
+		btjit_deliver(e);
 	if (e != NULL)
 		e->state = retry ? BTJIT_QE_PENDING : BTJIT_QE_FREE;
 	if (outcome == BTJIT_FINISH_COMPILED)
@@ -1142,10 +1593,11 @@ btjit_worker_attach(void)
  * them).  False after waiting, when there was nothing to take.
  */
 static bool
-btjit_worker_next(BtjitShape *shape, char *key, int *attempts)
+btjit_worker_next(BtjitShape *shape, char *key, int *attempts, bool *warm)
 {
 	bool		held;
 
+	*warm = false;
 	if (btjit_queue_take(shape, key, attempts, &held))
 		return true;
 	/* a backend's shape is held: warm-start shapes wait too */
@@ -1158,6 +1610,7 @@ btjit_worker_next(BtjitShape *shape, char *key, int *attempts)
 	if (btjit_warm_take(shape, key))
 	{
 		*attempts = BTJIT_COMPILE_ATTEMPTS;
+		*warm = true;
 		return true;
 	}
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
@@ -1171,10 +1624,12 @@ btjit_worker_next(BtjitShape *shape, char *key, int *attempts)
  * and logged once.
  */
 static void
-btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
+btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts,
+					 bool warm)
 {
 	BtjitWhy	why;
 	double		compile_ms = 0;
+	int			evicted_in_use = 0;
 	BtjitChildOutcome outcome;
 
 	if (!btjit_compiler_preloaded)
@@ -1191,12 +1646,16 @@ btjit_worker_compile(const BtjitShape *shape, const char *key, int attempts)
 		outcome = BTJIT_CHILD_FAILED;
 	}
 	else
-		outcome = btjit_compile_in_child(shape, &compile_ms, &why);
+		outcome = btjit_compile_in_child(shape, &compile_ms, &evicted_in_use,
+										 &why);
 
 	if (outcome == BTJIT_CHILD_COMPILED)
 	{
+		bool		again = !warm && btjit_listed(key);
+
 		btjit_queue_finish(key, BTJIT_FINISH_COMPILED, compile_ms, NULL);
-		btjit_shapes_append(shape, key);
+		btjit_shapes_note(shape, key);
+		btjit_bound_check(key, again, evicted_in_use);
 		if (btjit_log_compiles)
 			ereport(LOG,
 					(errmsg("btree_jit: compile worker compiled shape %s in %.3f ms",
@@ -1244,6 +1703,12 @@ btjit_compile_worker_main(Datum arg)
 {
 	btjit_worker_attach();
 
+	/*
+	 * A previous worker's compile child may have died mid-write (it dies
+	 * with the worker): its temporary files are stale now.
+	 */
+	btjit_object_cache_clean();
+
 	/* registered only when the module is active (btjit_worker_register) */
 	if (btjit_object_cache)
 		btjit_warm_start();
@@ -1253,6 +1718,7 @@ btjit_compile_worker_main(Datum arg)
 		BtjitShape	shape;
 		char		key[BTJIT_OBJECT_KEY_LEN];
 		int			attempts;
+		bool		warm;
 
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
@@ -1270,7 +1736,7 @@ btjit_compile_worker_main(Datum arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
-		if (btjit_worker_next(&shape, key, &attempts))
-			btjit_worker_compile(&shape, key, attempts);
+		if (btjit_worker_next(&shape, key, &attempts, &warm))
+			btjit_worker_compile(&shape, key, attempts, warm);
 	}
 }

@@ -676,10 +676,36 @@ leafread_first_difference(const BTScanPosData *a, const BTScanPosData *b,
 }
 
 /*
+ * The page's items marked LP_DEAD.  Another backend may mark items dead
+ * while this one holds its share lock (_bt_killitems sets the bit as a
+ * hint), never unmark them, so a changed count means the two reads of
+ * verify mode saw different pages.
+ */
+static int
+leafread_dead_items(Page page)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			ndead = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff;
+		 off = OffsetNumberNext(off))
+		ndead += ItemIdIsDead(PageGetItemId(page, off)) ? 1 : 0;
+	return ndead;
+}
+
+/* reads of one page verify mode makes before it stops comparing */
+#define BTJIT_VERIFY_READ_ATTEMPTS 4
+
+/*
  * verify mode: the module's leaf read runs first, from the scan position
  * as the caller left it, and its result is put aside; the position is put
  * back and the server's _bt_readpage runs.  Every byte of the position and
  * of the saved tuples must then agree, and the server's result stands.
+ * A scan that skips killed tuples reads the page's LP_DEAD bits, which
+ * another backend may set between the two reads: a difference that comes
+ * with more dead items is read again (both sides), and a page that keeps
+ * changing is left uncompared (not counted as verified) rather than
+ * reported.
  */
 static pg_noinline bool
 btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
@@ -695,6 +721,8 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 	bool		stock_result;
 	const char *difference;
 	uint64		leafreads_before = ix->counts.jit_leafreads;
+	Page		page = BufferGetPage(so->currPos.buf);
+	bool		compared = true;
 
 	memcpy(before, &so->currPos, sizeof(BTScanPosData));
 	if (so->currTuples)
@@ -704,21 +732,40 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		memcpy(tuples_before, so->currTuples, BLCKSZ);
 	}
 
-	our_result = btjit_leafread(scan, dir, offnum, firstpage, check,
-								&ix->counts);
-	memcpy(ours, &so->currPos, sizeof(BTScanPosData));
-	memcpy(&so->currPos, before, sizeof(BTScanPosData));
-	if (so->currTuples)
+	for (int attempt = 1;; attempt++)
 	{
-		memcpy(tuples_ours, so->currTuples, BLCKSZ);
-		memcpy(so->currTuples, tuples_before, BLCKSZ);
+		int			dead_before = leafread_dead_items(page);
+
+		our_result = btjit_leafread(scan, dir, offnum, firstpage, check,
+									&ix->counts);
+		memcpy(ours, &so->currPos, sizeof(BTScanPosData));
+		memcpy(&so->currPos, before, sizeof(BTScanPosData));
+		if (so->currTuples)
+		{
+			memcpy(tuples_ours, so->currTuples, BLCKSZ);
+			memcpy(so->currTuples, tuples_before, BLCKSZ);
+		}
+
+		stock_result = BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
+
+		difference = leafread_first_difference(&so->currPos, ours,
+											   so->currTuples, tuples_ours);
+		if (likely(our_result == stock_result && difference == NULL) ||
+			!scan->ignore_killed_tuples ||
+			leafread_dead_items(page) == dead_before)
+			break;
+		/* items were killed between the reads: read both again */
+		if (attempt == BTJIT_VERIFY_READ_ATTEMPTS)
+		{
+			compared = false;
+			break;
+		}
+		memcpy(&so->currPos, before, sizeof(BTScanPosData));
+		if (so->currTuples)
+			memcpy(so->currTuples, tuples_before, BLCKSZ);
 	}
-
-	stock_result = BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
-
-	difference = leafread_first_difference(&so->currPos, ours,
-										   so->currTuples, tuples_ours);
-	if (unlikely(our_result != stock_result || difference != NULL))
+	if (unlikely(compared &&
+				 (our_result != stock_result || difference != NULL)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("btree_jit: leaf read of index \"%s\" differs from the server's own",
@@ -735,7 +782,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 						   ix->signature),
 				 errhint(BTJIT_VERIFY_HINT)));
 	/* a read the module handed to the server compared it with itself */
-	if (ix->counts.jit_leafreads != leafreads_before)
+	if (compared && ix->counts.jit_leafreads != leafreads_before)
 		ix->counts.verified_leafreads++;
 
 	pfree(before);

@@ -29,17 +29,6 @@ source "$here/lib/check.sh"
 
 sql() { psql_as -v ON_ERROR_STOP=1 -Atq "$@"; }
 
-# Run the command every 0.1 s until it succeeds, for up to $1 seconds (a
-# deadline, not a count of tries: a busy machine only makes it wait longer).
-wait_until() {
-	local deadline=$(($(date +%s) + $1))
-	shift
-	until "$@"; do
-		[[ $(date +%s) -ge $deadline ]] && return 1
-		sleep 0.1
-	done
-}
-
 workers=3
 lookups=500
 failing=100

@@ -62,13 +62,9 @@ cluster_jit() {
 	psql_as -At -c "SELECT jit_searches FROM btree_jit_status()"
 }
 
-# wait_setting VALUE - until a new session sees btree_jit.cluster_enabled
-wait_setting() {
-	for _ in $(seq 1 100); do
-		[[ $(as_app -c "SHOW btree_jit.cluster_enabled") == "$1" ]] && return 0
-		sleep 0.1
-	done
-	return 1
+# sees_setting VALUE - a new session sees btree_jit.cluster_enabled = VALUE
+sees_setting() {
+	[[ $(as_app -c "SHOW btree_jit.cluster_enabled") == "$1" ]]
 }
 
 # --- both on ------------------------------------------------------------------
@@ -83,7 +79,7 @@ fi
 
 # --- the DBA turns it off -------------------------------------------------------
 psql_as -q -c "ALTER SYSTEM SET btree_jit.cluster_enabled = off" -c "SELECT pg_reload_conf()" >/dev/null
-check "the reload reaches new sessions" wait_setting off
+check "the reload reaches new sessions" wait_until 10 sees_setting off
 before=$(cluster_jit)
 read -r searches inserts checks leafreads <<<"$(workload 200001)"
 after=$(cluster_jit)
@@ -103,7 +99,7 @@ check "nor can ALTER ROLE ... SET it" grep -q 'cannot be changed now' <<<"$out"
 
 # --- and on again ---------------------------------------------------------------
 psql_as -q -c "ALTER SYSTEM RESET btree_jit.cluster_enabled" -c "SELECT pg_reload_conf()" >/dev/null
-check "the reset reaches new sessions" wait_setting on
+check "the reset reaches new sessions" wait_until 10 sees_setting on
 read -r searches inserts checks leafreads <<<"$(workload 300001)"
 echo "on again: searches inserts checks leafreads = $searches $inserts $checks $leafreads"
 check "on again: the role's page searches use compiled code ($searches)" test "$searches" -gt 0

@@ -33,19 +33,6 @@ probe_works() {
 		SET enable_seqscan = off; SELECT id FROM p WHERE id = 4321" | tail -n1) == 4321 ]]
 }
 
-# Run the command every 0.25 s until it succeeds, for up to $1 seconds:
-# what the checks wait for (the compile worker's start, a compile) takes
-# as long as the machine makes it take, and a fixed sleep is either too
-# short under load or slow for everyone.
-wait_until() {
-	local deadline=$(($(date +%s) + $1))
-	shift
-	until "$@"; do
-		[[ $(date +%s) -ge $deadline ]] && return 1
-		sleep 0.25
-	done
-}
-
 status_field() {
 	psql_as -Atc "CREATE EXTENSION IF NOT EXISTS btree_jit" \
 		-c "SELECT $1 FROM btree_jit_status()" | tail -n1

@@ -309,15 +309,6 @@ sql -c "CREATE EXTENSION btree_jit;
 # the warm-start list's count of shapes (its header: 13-byte magic, then
 # shape size, count and CRC as 4-byte words from offset 16)
 listed() { od -An -t u4 -j 20 -N 4 "$cache/shapes" | tr -d ' '; }
-# wait (up to $1 s) until the command succeeds; a slow machine just waits
-wait_until() {
-	local deadline=$(($(date +%s) + $1))
-	shift
-	until "$@"; do
-		[[ $(date +%s) -ge $deadline ]] && return 1
-		sleep 0.25
-	done
-}
 worker_up() { worker_pid=$(sql -c "SELECT worker_pid FROM btree_jit_status()"); [[ -n $worker_pid ]]; }
 wait_until 120 worker_up || true
 if command -v strace >/dev/null; then

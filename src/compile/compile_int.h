@@ -9,6 +9,8 @@
 #ifndef BTREE_JIT_COMPILE_INT_H
 #define BTREE_JIT_COMPILE_INT_H
 
+#include "port/pg_crc32c.h"
+
 #include "compile/compile.h"
 
 #pragma GCC visibility push(hidden)
@@ -32,6 +34,9 @@ extern void btjit_object_cache_dir(char *path);
 extern void btjit_object_cache_clean(void);
 extern int	btjit_object_cache_evictions_in_use(void);
 extern void btjit_object_cache_set_pins(bool (*pinned) (const char *key));
+extern pg_crc32c btjit_cache_file_crc(const void *header, size_t header_size,
+									  size_t crc_offset, const void *payload,
+									  size_t len);
 
 /* ---- The server's bitcode, for imports (bitcode.c) ---- */
 extern const BtjitServerBitcode *btjit_server_bitcode(void);

@@ -163,20 +163,37 @@ btjit_build_identity(void)
 	return btjit_build_hash;
 }
 
-/* The CRC-32C of an object file: its header with crc zero, then the object. */
+/*
+ * The CRC-32C of a file of this directory that starts with a header holding
+ * its own checksum at crc_offset: the header with that field taken as zero,
+ * then the payload (an object, the warm-start list's shapes).  CRC-32C runs
+ * over a stream, so the header is read around the field, not copied.
+ */
+pg_crc32c
+btjit_cache_file_crc(const void *header, size_t header_size,
+					 size_t crc_offset, const void *payload, size_t len)
+{
+	const char *h = (const char *) header;
+	const pg_crc32c zero = 0;
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, h, crc_offset);
+	COMP_CRC32C(crc, &zero, sizeof(zero));
+	COMP_CRC32C(crc, h + crc_offset + sizeof(pg_crc32c),
+				header_size - crc_offset - sizeof(pg_crc32c));
+	COMP_CRC32C(crc, payload, len);
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+/* The CRC-32C of an object file (btjit_cache_file_crc). */
 static pg_crc32c
 btjit_object_crc(const BtjitObjectHeader *header, const char *object,
 				 size_t len)
 {
-	BtjitObjectHeader h = *header;
-	pg_crc32c	crc;
-
-	h.crc = 0;
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, &h, sizeof(h));
-	COMP_CRC32C(crc, object, len);
-	FIN_CRC32C(crc);
-	return crc;
+	return btjit_cache_file_crc(header, sizeof(BtjitObjectHeader),
+								offsetof(BtjitObjectHeader, crc), object, len);
 }
 
 /*

@@ -835,16 +835,9 @@ static pg_crc32c
 btjit_shapes_crc(const BtjitShapesHeader *header, const BtjitShape *shapes,
 				 int n)
 {
-	BtjitShapesHeader h = *header;
-	pg_crc32c	crc;
-
-	h.crc = 0;
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, &h, sizeof(h));
-	for (int i = 0; i < n; i++)
-		COMP_CRC32C(crc, &shapes[i], sizeof(BtjitShape));
-	FIN_CRC32C(crc);
-	return crc;
+	return btjit_cache_file_crc(header, sizeof(BtjitShapesHeader),
+								offsetof(BtjitShapesHeader, crc),
+								shapes, (size_t) n * sizeof(BtjitShape));
 }
 
 /*

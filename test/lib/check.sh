@@ -15,6 +15,10 @@
 #   eq GOT WANT              a command for check: true when GOT == WANT, else
 #                            prints "got '...', want '...'" to stderr and is
 #                            false (check "what" eq "$got" want)
+#   wait_until SECS CMD...   run CMD every 0.2 s until it succeeds, for up
+#                            to SECS seconds (false if it never did): a
+#                            deadline, not a count of tries, so that a busy
+#                            machine only makes a test wait longer
 #   summary                  the failed checks listed again, then
 #                            "N passed, M failed"; returns 1 on any failure,
 #                            so a suite ends with `summary` (its exit status)
@@ -76,6 +80,15 @@ eq() {
 		echo "       got '$1', want '$2'" >&2
 		return 1
 	}
+}
+
+wait_until() {
+	local deadline=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[[ $(date +%s) -ge $deadline ]] && return 1
+		sleep 0.2
+	done
 }
 
 summary() {

@@ -33,6 +33,7 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/relscan.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_collation_d.h"
 #include "fmgr.h"
@@ -2161,11 +2162,13 @@ btjit_insert_entry(void *rel, void *insertstate, uint64 *counters)
  * this only for scans without array keys, whose test is 15's except that
  * the server skips the keys that 17's precheck or 18's startikey found to
  * hold for the whole page; the compiled walk skips the same keys
- * (btjit_page_skip, src/README).  19's _bt_checkkeys is static: this entry
- * is never called there.
+ * (btjit_page_skip, src/README).  19's _bt_checkkeys is static: there the
+ * module's own leaf read is this entry's only caller, with no key skipped,
+ * and the module tests a declined tuple itself (pg_compat.h,
+ * BTJIT_READPAGE_OWNS_CHECKS).
  */
 
-#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
+#ifdef BTJIT_CHECKS_COMPILED
 
 #define BTJIT_OP_NONE	0
 #define BTJIT_OP_LT		1
@@ -2657,17 +2660,18 @@ btjit_checkkeys_slow(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 								continuescan, counters);
 }
 
-#endif							/* BTJIT_CHECKKEYS_REDIRECTABLE */
+#endif							/* BTJIT_CHECKS_COMPILED */
 
 /*
- * Fused entry for the redirected _bt_checkkeys (BtjitCheckEntryFn): counts
- * in counters[0], hands declined calls to btjit_check_declined.
+ * Fused entry for the redirected _bt_checkkeys and the module's leaf read
+ * (BtjitCheckEntryFn): counts in counters[0], hands declined calls to
+ * btjit_check_declined.
  */
 bool
 btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 				  bool *continuescan, uint64 *counters)
 {
-#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
+#ifdef BTJIT_CHECKS_COMPILED
 	BtjitKeySkip skip;
 	int			result = -1;
 

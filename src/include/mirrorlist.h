@@ -81,11 +81,18 @@ BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
 /*
  * PostgreSQL 19: 19~rc1 and 19.0 both report 190000.  Its checked source
  * is the REL_19 branch point's nbtree (../shared/pg19), as Debian serves no
- * source of 19~rc1.
+ * source of 19~rc1.  Its _bt_checkkeys and _bt_check_compare are static
+ * inside the leaf read (nbtreadpage.c): their rows are the leaf read's.
  */
 BTJIT_MIRROR(BINSRCH, 19, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch", "4e44283aa5d3d64b")
 BTJIT_MIRROR(COMPARE, 19, "src/backend/access/nbtree/nbtsearch.c", "_bt_compare", "db60a73f982eefc8")
 BTJIT_MIRROR(INSERT, 19, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch_insert", "9c366da26d6481f4")
+BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_readpage", "e2cdead442afd3d6")
+BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_checkkeys", "12f1c20e6d06673b")
+BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_check_compare", "6efdfe461bcb6102")
+BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_saveitem", "cbf003a1b20c4c7b")
+BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_setuppostingitems", "d9891292f95f56e8")
+BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_savepostingitem", "79ed5772c1e41869")
 BTJIT_CHECKED(19, 190000, "the REL_19 branch point's nbtree (no source of 19~rc1 is served)")
 
 #ifdef BTJIT_MIRROR_UNDEF_AFTER

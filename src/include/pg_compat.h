@@ -84,18 +84,56 @@
 #endif
 
 /*
- * _bt_readpage, the leaf read: static up to 18 and located by
- * binpatch/readpage.c, exported from 19.  The module replaces it where it
- * can call the compiled checks directly, that is where _bt_checkkeys is
- * redirectable: 15, where it is (scan, dir, offnum) and hands
- * _bt_checkkeys &continuescan, and 17 and 18, where it is (scan, dir,
- * offnum, firstPage) and hands it a BTReadPageState (with
- * BTJIT_CHECKKEYS_READPAGE_STATE).  17 adds the precheck of the page's
- * last tuple and sets currPos.dir; 18 takes the page's predicate lock,
- * sets prevPage and startikey, and leaves the LSN to its callers.
+ * The compiled scan-key check (the template's btjit_check_entry) is built
+ * wherever the module has a leaf read or a _bt_checkkeys to give it to:
+ * 15, 17, 18 and 19.
  */
-#ifdef BTJIT_CHECKKEYS_REDIRECTABLE
+#if PG_VERSION_NUM < 160000 || PG_VERSION_NUM >= 170000
+#define BTJIT_CHECKS_COMPILED 1
+#endif
+
+/*
+ * _bt_readpage, the leaf read: static up to 18 and located by
+ * src/locate/readpage.c as the caller of _bt_checkkeys, exported from 19.
+ * The module replaces it where it can call the compiled checks directly:
+ * 15, where it is (scan, dir, offnum) and hands _bt_checkkeys
+ * &continuescan; 17 and 18, where it is (scan, dir, offnum, firstPage) and
+ * hands it a BTReadPageState (BTJIT_CHECKKEYS_READPAGE_STATE); and 19, with
+ * 18's signature, whose _bt_checkkeys is static inside it and whose
+ * BTReadPageState is private to nbtreadpage.c.  17 adds the precheck of
+ * the page's last tuple and sets currPos.dir; 18 takes the page's
+ * predicate lock, sets prevPage and startikey, and leaves the LSN to its
+ * callers; 19 reads as 18 does.
+ */
+#ifdef BTJIT_CHECKS_COMPILED
 #define BTJIT_READPAGE_REDIRECTABLE 1
+#endif
+#if PG_VERSION_NUM >= 170000
+#define BTJIT_READPAGE_FIRSTPAGE 1
+#endif
+
+/*
+ * 19: the module's leaf read is the only caller of the compiled check.
+ * There is no server _bt_checkkeys to hand a declined tuple to: the module
+ * tests it in C by 19's rules (src/targets/checkkeys.c), and what that does
+ * not take (a row comparison) marks the read's own BtjitLeafreadChecks
+ * (src/targets/targets.h), whose continuescan the check is handed, and the
+ * read leaves the whole page to the server's _bt_readpage.  No key is
+ * skipped: 19's _bt_set_startikey is static, and its skip only spares
+ * tests whose outcome it already knows.
+ */
+#if PG_VERSION_NUM >= 190000
+#define BTJIT_READPAGE_OWNS_CHECKS 1
+#endif
+
+/*
+ * The order of a posting list's TIDs in currPos.items[]: up to 18 a
+ * backward read saves them from the top down in ascending order, so that
+ * the scan returns them ascending; 19 saves them in ascending order of
+ * their slots, so that a backward scan returns them descending.
+ */
+#if PG_VERSION_NUM >= 190000
+#define BTJIT_POSTING_SLOTS_ASCENDING 1
 #endif
 
 /*

@@ -38,7 +38,8 @@
  *					verified_<counter> (of those, compared with the
  *					server's under verify)
  *	first_major,	the majors in which the server has it in the form the
- *	last_major		module replaces
+ *	last_major		module replaces (a function whose form changed between
+ *					majors has a row for each, chosen by PG_VERSION_NUM)
  *	releases		whether it is redirected on a point release the module
  *					was not checked against (BtjitReleaseRule, target.h;
  *					the checked releases are mirrorlist.h's)
@@ -69,7 +70,20 @@ BTJIT_TARGET(CHECKKEYS, checkkeys, "_bt_checkkeys", BTJIT_LOCATE_EXPORTED, BINSR
 			 BtjitCheckEntryFn, checks,
 			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Scans test their keys with the server's own code.")
+/*
+ * _bt_readpage is static up to 18: found as the caller of _bt_checkkeys,
+ * and redirected after it.  19 exports it and made _bt_checkkeys static
+ * inside it: found by its symbol, its compiled checks called by the
+ * module's leaf read alone (pg_compat.h, BTJIT_READPAGE_OWNS_CHECKS).
+ */
+#if PG_VERSION_NUM < 190000
 BTJIT_TARGET(READPAGE, readpage, "_bt_readpage", BTJIT_LOCATE_CALLER_OF_EXPORTED, CHECKKEYS,
 			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, leafreads,
 			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Scans read their leaf pages with the server's own code.")
+#else
+BTJIT_TARGET(READPAGE, readpage, "_bt_readpage", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, leafreads,
+			 19, 19, BTJIT_RELEASES_CHECKED,
+			 "Scans read their leaf pages and test their keys with the server's own code.")
+#endif

@@ -351,7 +351,10 @@ btjit_report_active(void)
 	for (int t = BTJIT_TARGET_BINSRCH + 1; t < BTJIT_NTARGETS; t++)
 		btjit_describe_target(t, btjit_module.reason,
 							  sizeof(btjit_module.reason));
-	if (btjit_module.outcome[BTJIT_TARGET_READPAGE] == BTJIT_REDIRECT_DONE)
+	/* the leaf read's own evidence, where it was found as a caller (to 18) */
+	if (btjit_module.outcome[BTJIT_TARGET_READPAGE] == BTJIT_REDIRECT_DONE &&
+		btjit_target_info(BTJIT_TARGET_READPAGE)->locate ==
+		BTJIT_LOCATE_CALLER_OF_EXPORTED)
 		ereport(LOG,
 				(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
 						server_version, btjit_module.reason),

@@ -7,8 +7,9 @@
  * 15 exports (scan, tuple, tupnatts, dir, &continuescan); 17 and 18
  * export (scan, pstate, arrayKeys, tuple, tupnatts), the result going to
  * pstate->continuescan (pg_compat.h).  19 made it static inside
- * _bt_readpage: there this target is not redirected, and the declined
- * callback, which compiled code may still name, is never reached.  Called
+ * _bt_readpage: there this target is not redirected, the module's leaf
+ * read (readpage.c) is the compiled check's only caller, and the declined
+ * callback hands the page back to it.  Called
  * once per tuple a scan reads, so an index without compiled code costs
  * one slot test.
  *
@@ -16,6 +17,8 @@
  */
 #include "postgres.h"
 
+#include "access/itup.h"
+#include "access/relscan.h"
 #include "utils/rel.h"
 
 #include "targets/targets.h"
@@ -225,11 +228,82 @@ btjit_verify_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 }
 #endif
 
+#ifdef BTJIT_READPAGE_OWNS_CHECKS
+/*
+ * 19: the test of a tuple the compiled check declined, made here by the
+ * rules of 19's _bt_check_compare for a scan without arrays, from the
+ * first key (the module's read skips none): 1 or 0 with *continuescan set,
+ * or -1 for a key this does not take (a row comparison; array and skip
+ * keys, which such a scan does not have), whose page the server reads.
+ *
+ * A key fails the tuple as the operator says, and a failing key required
+ * in the scan's direction ends the scan.  An attribute past tupnatts (a
+ * truncated high key) passes.  IS NULL and IS NOT NULL keys test the
+ * attribute's nullness.  A NULL attribute fails an ordinary key, and ends
+ * the scan when the key is required in either direction and the scan is
+ * moving towards where the NULLs sort (first or last): no value of the
+ * column is left there.  An operator returning NULL raises the error the
+ * server raises, from the same call.
+ */
+static int
+btjit_check_tuple_here(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
+					   ScanDirection dir, bool *continuescan)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	TupleDesc	tupdesc = RelationGetDescr(scan->indexRelation);
+	bool		forward = ScanDirectionIsForward(dir);
+
+	*continuescan = true;
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+		int			flags = key->sk_flags;
+		bool		required_here = (flags & (forward ? SK_BT_REQFWD : SK_BT_REQBKWD)) != 0;
+		bool		required = (flags & (SK_BT_REQFWD | SK_BT_REQBKWD)) != 0;
+		Datum		datum;
+		bool		isnull;
+
+		if (key->sk_attno > tupnatts)
+			continue;
+		if (flags & (SK_ROW_HEADER | SK_SEARCHARRAY | SK_BT_SKIP))
+			return -1;
+		datum = index_getattr(tuple, key->sk_attno, tupdesc, &isnull);
+		if (flags & SK_ISNULL)
+		{
+			if (isnull == ((flags & SK_SEARCHNULL) != 0))
+				continue;
+			if (required_here)
+				*continuescan = false;
+			return 0;
+		}
+		if (isnull)
+		{
+			bool		towards_nulls = (flags & SK_BT_NULLS_FIRST) ? !forward : forward;
+
+			if (required && towards_nulls)
+				*continuescan = false;
+			return 0;
+		}
+		if (!DatumGetBool(FunctionCall2Coll(&key->sk_func, key->sk_collation,
+											datum, key->sk_argument)))
+		{
+			if (required_here)
+				*continuescan = false;
+			return 0;
+		}
+	}
+	return 1;
+}
+#endif
+
 /*
  * Called by the compiled scan-key check when it leaves the call to the
  * server (a tuple with NULLs, a row comparison or NULL test, an operator
- * returning NULL); it has not written *continuescan.  Never called where
- * _bt_checkkeys is not redirected.
+ * returning NULL); it has not written *continuescan.  On 19, with no
+ * server function to call, the module tests the tuple itself
+ * (btjit_check_tuple_here); what that does not take is refused: the leaf
+ * read's walk stops (continuescan false, the result false) and the read,
+ * seeing declined, gives the page to the server's _bt_readpage.
  */
 bool
 btjit_check_declined(void *scan, void *tuple, int tupnatts, int dir,
@@ -245,6 +319,18 @@ btjit_check_declined(void *scan, void *tuple, int tupnatts, int dir,
 	return BTJIT_STOCK_CHECK((IndexScanDesc) scan, (IndexTuple) tuple,
 									tupnatts, (ScanDirection) dir,
 									continuescan);
+#elif defined(BTJIT_READPAGE_OWNS_CHECKS)
+	int			result = btjit_check_tuple_here((IndexScanDesc) scan,
+												(IndexTuple) tuple, tupnatts,
+												(ScanDirection) dir,
+												continuescan);
+
+	if (result >= 0)
+		return result != 0;
+	/* continuescan is a BtjitLeafreadChecks' (readpage.c) */
+	BTJIT_LEAFREAD_CHECKS_OF(continuescan)->declined = true;
+	*continuescan = false;
+	return false;
 #else
 	elog(ERROR, "btree_jit: compiled scan-key check called on PostgreSQL %s",
 		 PG_VERSION);

@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * readpage.c
- *	  The redirected _bt_readpage (PostgreSQL 15, 17 and 18): the leaf read
- *	  of a scan whose index has compiled scan-key checks, implemented by the
- *	  module, with the compiled check called directly for each tuple and
- *	  the matches saved inline; its dispatcher; and verify mode's
+ *	  The redirected _bt_readpage (PostgreSQL 15, 17, 18 and 19): the leaf
+ *	  read of a scan whose index has compiled scan-key checks, implemented
+ *	  by the module, with the compiled check called directly for each tuple
+ *	  and the matches saved inline; its dispatcher; and verify mode's
  *	  comparison of it with the server's own.
  *
  * The server's _bt_readpage reaches the compiled check through the
@@ -21,14 +21,21 @@
  * page's last item, or by bisection, and saved without testing the tuples
  * inside it (src/README, "The page shortcut").
  *
- * This target has no compiled entry of its own (targetlist.h): it needs
- * the check target's, and is redirected only after _bt_checkkeys.
+ * This target has no compiled entry of its own (targetlist.h): it calls
+ * the check target's.  Up to 18 it is redirected after _bt_checkkeys, and
+ * a tuple the compiled check declines goes to the server's _bt_checkkeys.
+ * 19 has no _bt_checkkeys to call (it is static inside _bt_readpage): a
+ * declined tuple is tested by the module's C (checkkeys.c), and only what
+ * that does not take (a row comparison) ends the module's read, the
+ * server's _bt_readpage reading the page from the start
+ * (BTJIT_READPAGE_OWNS_CHECKS).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/relscan.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "utils/rel.h"
@@ -40,10 +47,13 @@
  * these headers' signature.  On 15 it is (scan, dir, offnum), and
  * _bt_checkkeys is handed &continuescan, a bool, as its fifth argument; on
  * 17 and 18 (scan, dir, offnum, firstPage), and _bt_checkkeys is handed
- * the page's BTReadPageState as its second.
+ * the page's BTReadPageState as its second.  19 exports it: its prototype
+ * is its convention, and no _bt_checkkeys call is examined.
  */
 #if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
 const BtjitReadpageSignature btjit_readpage_signature = {4, 1, sizeof(BTReadPageState)};
+#elif defined(BTJIT_READPAGE_FIRSTPAGE)
+const BtjitReadpageSignature btjit_readpage_signature = {4, 0, 0};
 #else
 const BtjitReadpageSignature btjit_readpage_signature = {3, 4, sizeof(bool)};
 #endif
@@ -53,10 +63,10 @@ const BtjitTargetImpl btjit_target_readpage = {0};
 #else
 
 /*
- * The server's _bt_readpage through its stock entry; firstpage is 17 and
- * 18's fourth argument, which 15 does not have.
+ * The server's _bt_readpage through its stock entry; firstpage is the
+ * fourth argument from 17 on, which 15 does not have.
  */
-#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+#if defined(BTJIT_READPAGE_FIRSTPAGE)
 typedef bool (*BtjitReadpageFn) (IndexScanDesc scan, ScanDirection dir,
 								 OffsetNumber offnum, bool firstPage);
 #define BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage) \
@@ -94,8 +104,9 @@ leafread_save_tid(BTScanPosItem *items, bool copies, int i,
 
 /*
  * Save a posting list's TIDs at itemIndex upwards (forward) or below it
- * (backward), in the order the server saves them: ascending forward, and
- * backward the first TID highest; returns the next itemIndex.  An
+ * (backward), in the order the server saves them (pg_compat.h,
+ * BTJIT_POSTING_SLOTS_ASCENDING): ascending forward; backward the first
+ * TID highest up to 18, lowest on 19.  Returns the next itemIndex.  An
  * index-only scan gets one copy for all of them: the key part, with its
  * size rewritten to match.
  */
@@ -117,6 +128,17 @@ leafread_save_posting(BTScanPosItem *items, char *tuples, int *nextTupleOffset,
 		copy->t_info = (copy->t_info & ~INDEX_SIZE_MASK) | size;
 		*nextTupleOffset += size;
 	}
+#ifdef BTJIT_POSTING_SLOTS_ASCENDING
+	{
+		int			nposting = BTreeTupleGetNPosting(itup);
+		int			first = forward ? itemIndex : itemIndex - nposting;
+
+		for (int i = 0; i < nposting; i++)
+			leafread_save_tid(items, tuples != NULL, first + i, offnum,
+							  BTreeTupleGetPostingN(itup, i), tupleOffset);
+		return forward ? itemIndex + nposting : first;
+	}
+#else
 	for (int i = 0; i < BTreeTupleGetNPosting(itup); i++)
 	{
 		if (!forward)
@@ -127,6 +149,7 @@ leafread_save_posting(BTScanPosItem *items, char *tuples, int *nextTupleOffset,
 			itemIndex++;
 	}
 	return itemIndex;
+#endif
 }
 
 /*
@@ -212,7 +235,9 @@ leafread_keys_bound_one_run(BTScanOpaque so)
  * On 17 and 18 the compiled check is handed the continuescan of a
  * BTReadPageState set up as the server sets up its own: the check reads
  * the keys to skip next to it (17's precheck, 18's startikey), and a
- * declined check hands the same state to the server's _bt_checkkeys.
+ * declined check hands the same state to the server's _bt_checkkeys.  On
+ * 19 it is handed the continuescan of a BtjitLeafreadChecks, and a
+ * declined check marks it there (targets.h).
  */
 typedef struct LeafreadPage
 {
@@ -230,7 +255,8 @@ typedef struct LeafreadPage
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
 	BTReadPageState *pstate;	/* the caller's: its address is handed out */
 #endif
-	bool	   *continuescan;	/* pstate's, or the caller's own (15) */
+	bool	   *continuescan;	/* pstate's, or the caller's own (15),
+								 * or a BtjitLeafreadChecks' (19) */
 } LeafreadPage;
 
 /*
@@ -253,7 +279,9 @@ typedef struct LeafreadProbe
 /*
  * Whether the item at offnum passes every scan key (dead or not).  On 17
  * and 18 the test gets a read state of its own that skips no key: the
- * page's may have the server's precheck or startikey set.
+ * page's may have the server's precheck or startikey set.  On 19 an item
+ * the compiled check declines counts as failing: the shortcut then claims
+ * less of the run, and the walk tests the rest.
  */
 static inline bool
 leafread_passes(const LeafreadProbe *lp, OffsetNumber offnum)
@@ -272,6 +300,11 @@ leafread_passes(const LeafreadProbe *lp, OffsetNumber offnum)
 	state.continuescan = true;
 	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
 					 &state.continuescan, lp->counters);
+#elif defined(BTJIT_READPAGE_OWNS_CHECKS)
+	BtjitLeafreadChecks state = {.continuescan = true,.declined = false};
+
+	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
+					 &state.continuescan, lp->counters);
 #else
 	bool		continuescan = true;
 
@@ -287,8 +320,8 @@ leafread_passes(const LeafreadProbe *lp, OffsetNumber offnum)
  * tested; if it fails, the next call bisects between its own match and
  * 'last', keeping a passing end and a failing one.  Every item between
  * two that pass passes too, when the keys bound one run.  'from' passed
- * the walk's test, which on 15 is of every key; on 17 and 18 the page's
- * read state may have skipped some, so there it is tested again.
+ * the walk's test, which on 15 and 19 is of every key; on 17 and 18 the
+ * page's read state may have skipped some, so there it is tested again.
  */
 static pg_noinline OffsetNumber
 leafread_run_end(const LeafreadProbe *lp, OffsetNumber from,
@@ -337,7 +370,7 @@ leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum)
 
 /*
  * What the server's read writes and sets up before its walk: the scan
- * position's page fields, 18's predicate lock, and on 17 and 18 the read
+ * position's page fields, 18's and 19's predicate lock, and on 17 and 18 the read
  * state with its skipped keys (17's precheck of the page's last tuple,
  * 18's _bt_set_startikey).  False if the page must go to the server's
  * function after all (18 forcing keys non-required: never without array
@@ -352,7 +385,7 @@ leafread_begin(LeafreadPage *lp, bool firstpage)
 	so->currPos.nextPage = lp->opaque->btpo_next;
 	so->currPos.nextTupleOffset = 0;
 #if PG_VERSION_NUM >= 180000
-	/* 18 leaves the LSN to the caller, which takes it as it unlocks */
+	/* 18 and 19 leave the LSN to the caller, which takes it as it unlocks */
 	so->currPos.prevPage = lp->opaque->btpo_prev;
 	so->currPos.dir = lp->dir;
 	PredicateLockPage(lp->scan->indexRelation, so->currPos.currPage,
@@ -519,7 +552,7 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 		IndexTuple	hikey = (IndexTuple) PageGetItem(page,
 													 PageGetItemId(page, P_HIKEY));
 
-#if PG_VERSION_NUM >= 180000
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE) && PG_VERSION_NUM >= 180000
 		lp->pstate->startikey = 0;
 #elif defined(BTJIT_CHECKKEYS_READPAGE_STATE)
 		lp->pstate->prechecked = false;
@@ -590,8 +623,12 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
 /*
  * Read the leaf page in so->currPos.buf from offnum on in the scan's
  * direction, as the server's _bt_readpage does, testing each tuple with
- * the compiled check; true if anything matched.  firstpage is 17 and 18's
- * argument (whether this is the first page the scan reads), false on 15.
+ * the compiled check; true if anything matched.  firstpage is the argument
+ * of 17 on (whether this is the first page the scan reads), false on 15.
+ * On 19 a tuple no check of the module takes ends the walk: moreLeft and
+ * moreRight are put back as they came, and the server's _bt_readpage reads
+ * the page from the start (every other field of the position it sets
+ * afresh; taking the page's predicate lock again changes nothing).
  */
 static pg_noinline bool
 btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
@@ -603,6 +640,13 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 
 	lp.pstate = &pstate;
 	lp.continuescan = &pstate.continuescan;
+#elif defined(BTJIT_READPAGE_OWNS_CHECKS)
+	BtjitLeafreadChecks checks = {.continuescan = true,.declined = false};
+	BTScanPosData *pos = &((BTScanOpaque) scan->opaque)->currPos;
+	bool		moreLeft = pos->moreLeft;
+	bool		moreRight = pos->moreRight;
+
+	lp.continuescan = &checks.continuescan;
 #else
 	bool		continuescan = true;
 
@@ -624,11 +668,19 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.counters = &counts->jit_checks;
 	if (unlikely(!leafread_begin(&lp, firstpage)))
 		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
-	counts->jit_leafreads++;
 	if (ScanDirectionIsForward(dir))
 		leafread_forward(&lp, offnum);
 	else
 		leafread_backward(&lp, offnum);
+#ifdef BTJIT_READPAGE_OWNS_CHECKS
+	if (unlikely(checks.declined))
+	{
+		pos->moreLeft = moreLeft;
+		pos->moreRight = moreRight;
+		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
+	}
+#endif
+	counts->jit_leafreads++;
 	return lp.so->currPos.firstItem <= lp.so->currPos.lastItem;
 }
 
@@ -705,7 +757,10 @@ leafread_dead_items(Page page)
  * another backend may set between the two reads: a difference that comes
  * with more dead items is read again (both sides), and a page that keeps
  * changing is left uncompared (not counted as verified) rather than
- * reported.
+ * reported.  On 19, where the compiled checks have no server function to be
+ * compared with one by one, the checks of a compared read count as
+ * verified: each decided an item of the position, or where the walk
+ * stopped.
  */
 static pg_noinline bool
 btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
@@ -723,6 +778,9 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 	uint64		leafreads_before = ix->counts.jit_leafreads;
 	Page		page = BufferGetPage(so->currPos.buf);
 	bool		compared = true;
+#ifdef BTJIT_READPAGE_OWNS_CHECKS
+	uint64		checks_before = 0;
+#endif
 
 	memcpy(before, &so->currPos, sizeof(BTScanPosData));
 	if (so->currTuples)
@@ -736,6 +794,9 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 	{
 		int			dead_before = leafread_dead_items(page);
 
+#ifdef BTJIT_READPAGE_OWNS_CHECKS
+		checks_before = ix->counts.jit_checks;
+#endif
 		our_result = btjit_leafread(scan, dir, offnum, firstpage, check,
 									&ix->counts);
 		memcpy(ours, &so->currPos, sizeof(BTScanPosData));
@@ -783,7 +844,12 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 				 errhint(BTJIT_VERIFY_HINT)));
 	/* a read the module handed to the server compared it with itself */
 	if (compared && ix->counts.jit_leafreads != leafreads_before)
+	{
 		ix->counts.verified_leafreads++;
+#ifdef BTJIT_READPAGE_OWNS_CHECKS
+		ix->counts.verified_checks += ix->counts.jit_checks - checks_before;
+#endif
+	}
 
 	pfree(before);
 	pfree(ours);
@@ -796,15 +862,15 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 }
 
 /*
- * The redirected _bt_readpage (15, 17 and 18): the module's leaf read
- * (leafread.c) for a scan whose index has compiled scan-key checks, else
- * the original.  A parallel scan (the read hands the next page to another
- * worker) and a scan with array keys keep the server's.  offnum arrives in
- * 32 bits and is truncated here: gcc's callers leave the upper bits
- * undefined (src/README, "Finding the leaf read").  17 and 18 add
+ * The redirected _bt_readpage (15, 17, 18 and 19): the module's leaf read
+ * (btjit_leafread) for a scan whose index has compiled scan-key checks,
+ * else the original.  A parallel scan (the read hands the next page to
+ * another worker) and a scan with array keys keep the server's.  offnum
+ * arrives in 32 bits and is truncated here: gcc's callers leave the upper
+ * bits undefined (src/README, "Finding the leaf read").  17 on add
  * firstPage, a bool, of which the callee reads the low byte only.
  */
-#ifdef BTJIT_CHECKKEYS_READPAGE_STATE
+#ifdef BTJIT_READPAGE_FIRSTPAGE
 static bool
 btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum,
 						bool firstpage)
@@ -817,7 +883,7 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	BtjitSlot  *slot;
 	BtjitCheckEntryFn check;
-#ifndef BTJIT_CHECKKEYS_READPAGE_STATE
+#ifndef BTJIT_READPAGE_FIRSTPAGE
 	bool		firstpage = false;	/* 15 has no such argument */
 #endif
 

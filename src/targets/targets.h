@@ -11,7 +11,7 @@
  *	  insert.c		_bt_binsrch_insert: the leaf search of an insertion
  *	  checkkeys.c	_bt_checkkeys: the scan-key test of each tuple read
  *	  readpage.c	_bt_readpage: the module's leaf read, calling the
- *					compiled check (15, 17, 18)
+ *					compiled check (15, 17, 18, 19)
  *
  * Each file exports one BtjitTargetImpl, named after its row; start-up
  * (src/btree_jit.c) hands the dispatchers to src/runtime/redirects.c and
@@ -67,6 +67,25 @@ btjit_target_impl(BtjitTarget target)
  * calling convention (these headers', readpage.c).
  */
 extern const BtjitReadpageSignature btjit_readpage_signature;
+
+#ifdef BTJIT_READPAGE_OWNS_CHECKS
+/*
+ * 19: what the module's leaf read hands the compiled check.  The check gets
+ * &continuescan; a declined call the module cannot test itself
+ * (btjit_check_declined, checkkeys.c) finds the struct from it, sets
+ * declined and stops the walk, and the read then leaves the page to the
+ * server's _bt_readpage (readpage.c).
+ */
+typedef struct BtjitLeafreadChecks
+{
+	bool		continuescan;
+	bool		declined;
+} BtjitLeafreadChecks;
+
+#define BTJIT_LEAFREAD_CHECKS_OF(continuescan) \
+	((BtjitLeafreadChecks *) ((char *) (continuescan) - \
+							  offsetof(BtjitLeafreadChecks, continuescan)))
+#endif
 
 /*
  * The common error hint of a verify mismatch: every target's verify

@@ -39,8 +39,7 @@ CREATE FUNCTION cx_state(idx regclass, OUT state text, OUT searched boolean,
                          OUT checks_as_expected boolean)
 LANGUAGE sql AS $$
     SELECT s.state, s.jit_searches > 0 AND s.verified_searches > 0,
-           (s.jit_checks > 0 AND s.verified_checks > 0) =
-           (current_setting('server_version_num')::int < 190000)
+           s.jit_checks > 0 AND s.verified_checks > 0
       FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
 $$;
 

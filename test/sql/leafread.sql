@@ -1,6 +1,6 @@
 --
--- The leaf read (_bt_readpage; the module's own on 15, 17 and 18, the
--- server's on 19).  What its walk must get right beyond the keys: posting
+-- The leaf read (_bt_readpage; the module's own on 15, 17, 18 and 19).
+-- What its walk must get right beyond the keys: posting
 -- lists (a deduplicated index), index-only scans (the tuples copied, a
 -- posting list's key part only), both directions, LIMIT 1 and "as of"
 -- lookups, and dead items, which an earlier scan marks and a later one
@@ -60,15 +60,11 @@ RESET enable_indexonlyscan;
 SELECT * FROM lr_check(true);
 SELECT * FROM lr_check(false);
 
--- the leaf read ran compiled checks (15, 17, 18) or the server's (19);
--- the module read pages itself, and under verify compared its reads with
--- the server's, on 15, 17 and 18 only
-SELECT (s.jit_checks > 0) = (current_setting('server_version_num')::int < 190000)
-       AS checks_as_expected,
-       (s.jit_leafreads > 0 AND s.verified_leafreads > 0 AND
-        s.verified_leafreads < s.jit_leafreads) =
-       (current_setting('server_version_num')::int < 190000)
-       AS leafreads_as_expected
+-- the leaf read ran compiled checks; the module read pages itself, and
+-- under verify compared its reads with the server's
+SELECT s.jit_checks > 0 AS checks_as_expected,
+       s.jit_leafreads > 0 AND s.verified_leafreads > 0 AND
+       s.verified_leafreads < s.jit_leafreads AS leafreads_as_expected
   FROM btree_jit_index_stats() s WHERE s.indexrelid = 'lr_kv'::regclass;
 
 -- a leaf read the module did not do is not counted: with the module off
@@ -88,8 +84,7 @@ SELECT searches('lr_kv') > b.searches AS array_scan_used_lr_kv,
   FROM btree_jit_index_stats() s, lr_before b
  WHERE s.indexrelid = 'lr_kv'::regclass;
 SELECT count(*) FROM lr WHERE k = 3 AND v BETWEEN 100 AND 2000;
-SELECT (s.jit_leafreads > b.jit_leafreads) =
-       (current_setting('server_version_num')::int < 190000) AS counted
+SELECT s.jit_leafreads > b.jit_leafreads AS counted
   FROM btree_jit_index_stats() s, lr_before b
  WHERE s.indexrelid = 'lr_kv'::regclass;
 DROP TABLE lr_before;
@@ -147,11 +142,7 @@ CREATE TEMP TABLE lrs_before AS
   SELECT coalesce(sum(s.jit_checks), 0) AS n
     FROM btree_jit_index_stats() s WHERE s.indexrelid = 'lrs_ab'::regclass;
 SELECT count(*) FROM (SELECT b FROM lrs WHERE a = 199 ORDER BY a, b DESC) s;
-SELECT CASE
-         WHEN current_setting('server_version_num')::int < 190000
-           THEN s.jit_checks - b.n < 100
-         ELSE s.jit_checks = b.n
-       END AS shortcut_as_expected
+SELECT s.jit_checks - b.n < 100 AS shortcut_as_expected
   FROM btree_jit_index_stats() s, lrs_before b
  WHERE s.indexrelid = 'lrs_ab'::regclass;
 
@@ -168,8 +159,7 @@ VACUUM ANALYZE lrn;
 SET btree_jit.verify = on;
 SELECT count(*), count(b) FROM lrn WHERE a = 7;
 RESET btree_jit.verify;
-SELECT (s.verified_checks > 0) = (current_setting('server_version_num')::int < 190000)
-       AS checks_verified,
+SELECT s.verified_checks > 0 AS checks_verified,
        s.verified_checks <= s.jit_checks AS verified_within_answered
   FROM btree_jit_index_stats() s WHERE s.indexrelid = 'lrn_ab'::regclass;
 

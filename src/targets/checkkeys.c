@@ -265,7 +265,7 @@ btjit_check_tuple_here(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 
 		if (key->sk_attno > tupnatts)
 			continue;
-		if (flags & (SK_ROW_HEADER | SK_SEARCHARRAY | SK_BT_SKIP))
+		if (flags & BTJIT_KEYS_LEFT_TO_SERVER)
 			return -1;
 		datum = index_getattr(tuple, key->sk_attno, tupdesc, &isnull);
 		if (flags & SK_ISNULL)

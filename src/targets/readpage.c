@@ -12,8 +12,10 @@
  * through _bt_saveitem: per tuple about 120 instructions of detour,
  * dispatch and call for a 30-instruction check.  This walk is the
  * server's, in the same order with the same outputs (src/README, "The
- * leaf read"); only the calls are gone.  The dispatcher sends here only
- * scans that are neither parallel nor with array keys.
+ * leaf read"); only the calls are gone.  The dispatcher sends here every
+ * scan without array keys, parallel ones included (the parallel protocol
+ * stays the server's: the read only releases the next page as the
+ * server's does).
  *
  * Where every scan key bounds the index order (each is required in one
  * direction or the other), the tuples between two that pass every key
@@ -231,6 +233,19 @@ leafread_keys_bound_one_run(BTScanOpaque so)
 }
 
 /*
+ * Who hands a parallel scan's next page to the other participants when
+ * the module reads a page: the read itself, as the server's does
+ * (_bt_parallel_release, the protocol staying the server's), except verify
+ * mode's own read, after which the server's read of the same page
+ * releases it (a second release could hand a page out twice).
+ */
+typedef enum LeafreadRelease
+{
+	LEAFREAD_RELEASES,
+	LEAFREAD_LEAVES_RELEASE
+} LeafreadRelease;
+
+/*
  * One read of a leaf page: what the walk in either direction works with.
  * On 17 and 18 the compiled check is handed the continuescan of a
  * BTReadPageState set up as the server sets up its own: the check reads
@@ -250,6 +265,7 @@ typedef struct LeafreadPage
 	int			natts;
 	bool		skip_dead;		/* the scan ignores killed tuples */
 	ScanDirection dir;
+	LeafreadRelease release;	/* of a parallel scan's next page */
 	BtjitCheckEntryFn check;
 	uint64	   *counters;
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
@@ -369,12 +385,37 @@ leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum)
 }
 
 /*
+ * A parallel scan: the next page in the scan's direction goes to whichever
+ * participant asks for it next, now, before this page is read.  Up to 17
+ * that page is the right sibling forward and this page backward (whose
+ * left sibling the next reader finds from it); 18 hands both this page
+ * and the sibling.
+ */
+static pg_noinline void
+leafread_release_parallel(LeafreadPage *lp)
+{
+	BTScanOpaque so = lp->so;
+	bool		forward = ScanDirectionIsForward(lp->dir);
+
+#if PG_VERSION_NUM >= 180000
+	_bt_parallel_release(lp->scan,
+						 forward ? so->currPos.nextPage : so->currPos.prevPage,
+						 so->currPos.currPage);
+#else
+	_bt_parallel_release(lp->scan,
+						 forward ? lp->opaque->btpo_next : so->currPos.currPage);
+#endif
+}
+
+/*
  * What the server's read writes and sets up before its walk: the scan
  * position's page fields, 18's and 19's predicate lock, and on 17 and 18 the read
  * state with its skipped keys (17's precheck of the page's last tuple,
- * 18's _bt_set_startikey).  False if the page must go to the server's
+ * 18's _bt_set_startikey), and a parallel scan's release of the next page
+ * (leafread_release_parallel).  False if the page must go to the server's
  * function after all (18 forcing keys non-required: never without array
- * keys), having written nothing that function will not write again.
+ * keys), having written nothing that function will not write again and
+ * released nothing.
  */
 static pg_attribute_always_inline bool
 leafread_begin(LeafreadPage *lp, bool firstpage)
@@ -430,6 +471,16 @@ leafread_begin(LeafreadPage *lp, bool firstpage)
 #else
 	(void) firstpage;
 #endif
+	if (lp->scan->parallel_scan != NULL)
+	{
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE) && PG_VERSION_NUM < 180000
+		/* 17 notes the released page in the read state whoever releases */
+		lp->pstate->prev_scan_page = ScanDirectionIsForward(lp->dir) ?
+			lp->opaque->btpo_next : so->currPos.currPage;
+#endif
+		if (lp->release == LEAFREAD_RELEASES)
+			leafread_release_parallel(lp);
+	}
 	return true;
 }
 
@@ -620,19 +671,33 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
 	so->currPos.itemIndex = MaxTIDsPerBTreePage - 1;
 }
 
+/* What the module's read of a page came to */
+typedef enum LeafreadOutcome
+{
+	LEAFREAD_MATCHED,			/* read: items were saved */
+	LEAFREAD_NO_MATCH,			/* read: nothing matched */
+	LEAFREAD_LEFT_TO_SERVER		/* not read: the server's function reads
+								 * the page, from the start */
+} LeafreadOutcome;
+
 /*
  * Read the leaf page in so->currPos.buf from offnum on in the scan's
  * direction, as the server's _bt_readpage does, testing each tuple with
- * the compiled check; true if anything matched.  firstpage is the argument
- * of 17 on (whether this is the first page the scan reads), false on 15.
- * On 19 a tuple no check of the module takes ends the walk: moreLeft and
- * moreRight are put back as they came, and the server's _bt_readpage reads
- * the page from the start (every other field of the position it sets
- * afresh; taking the page's predicate lock again changes nothing).
+ * the compiled check.  firstpage is the argument of 17 on (whether this is
+ * the first page the scan reads), false on 15.  A page left to the server
+ * has had nothing written that the server's function does not write again,
+ * and nothing released.  That is 18's page whose keys are forced
+ * non-required (never without array keys), and on 19 a page where a tuple
+ * no check of the module takes ends the walk: moreLeft and moreRight are
+ * put back as they came (every other field of the position the server's
+ * function sets afresh; taking the page's predicate lock again changes
+ * nothing).  A parallel scan, whose read releases the next page before
+ * its walk, goes to the server before that when a key is of such a kind.
  */
-static pg_noinline bool
-btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
-			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
+static pg_attribute_always_inline LeafreadOutcome
+leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
+			 bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts,
+			 LeafreadRelease release)
 {
 	LeafreadPage lp;
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
@@ -653,10 +718,17 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.continuescan = &continuescan;
 #endif
 
-	Assert(scan->parallel_scan == NULL);
 	lp.scan = scan;
 	lp.so = (BTScanOpaque) scan->opaque;
 	Assert(lp.so->numArrayKeys == 0);
+#ifdef BTJIT_READPAGE_OWNS_CHECKS
+	if (scan->parallel_scan != NULL)
+	{
+		for (int i = 0; i < lp.so->numberOfKeys; i++)
+			if (lp.so->keyData[i].sk_flags & BTJIT_KEYS_LEFT_TO_SERVER)
+				return LEAFREAD_LEFT_TO_SERVER;
+	}
+#endif
 	lp.page = BufferGetPage(lp.so->currPos.buf);
 	lp.opaque = BTPageGetOpaque(lp.page);
 	lp.minoff = P_FIRSTDATAKEY(lp.opaque);
@@ -664,10 +736,11 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.natts = IndexRelationGetNumberOfAttributes(scan->indexRelation);
 	lp.skip_dead = scan->ignore_killed_tuples;
 	lp.dir = dir;
+	lp.release = release;
 	lp.check = check;
 	lp.counters = &counts->jit_checks;
 	if (unlikely(!leafread_begin(&lp, firstpage)))
-		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
+		return LEAFREAD_LEFT_TO_SERVER;
 	if (ScanDirectionIsForward(dir))
 		leafread_forward(&lp, offnum);
 	else
@@ -675,13 +748,31 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 #ifdef BTJIT_READPAGE_OWNS_CHECKS
 	if (unlikely(checks.declined))
 	{
+		/* a parallel scan has released its next page: not twice */
+		if (scan->parallel_scan != NULL && release == LEAFREAD_RELEASES)
+			elog(ERROR, "btree_jit: parallel leaf read of index \"%s\" declined after its release",
+				 RelationGetRelationName(scan->indexRelation));
 		pos->moreLeft = moreLeft;
 		pos->moreRight = moreRight;
-		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
+		return LEAFREAD_LEFT_TO_SERVER;
 	}
 #endif
 	counts->jit_leafreads++;
-	return lp.so->currPos.firstItem <= lp.so->currPos.lastItem;
+	return lp.so->currPos.firstItem <= lp.so->currPos.lastItem ?
+		LEAFREAD_MATCHED : LEAFREAD_NO_MATCH;
+}
+
+/* The module's read of a leaf page, or the server's: true if anything matched */
+static pg_noinline bool
+btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
+			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
+{
+	LeafreadOutcome outcome = leafread_run(scan, dir, offnum, firstpage, check,
+										   counts, LEAFREAD_RELEASES);
+
+	if (unlikely(outcome == LEAFREAD_LEFT_TO_SERVER))
+		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
+	return outcome == LEAFREAD_MATCHED;
 }
 
 /* The first field of the scan position that differs, or NULL */
@@ -772,9 +863,10 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 	BTScanPosData *ours = palloc(sizeof(BTScanPosData));
 	char	   *tuples_before = NULL;
 	char	   *tuples_ours = NULL;
+	LeafreadOutcome outcome;
 	bool		our_result;
 	bool		stock_result;
-	const char *difference;
+	const char *difference = NULL;
 	uint64		leafreads_before = ix->counts.jit_leafreads;
 	Page		page = BufferGetPage(so->currPos.buf);
 	bool		compared = true;
@@ -797,8 +889,9 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 #ifdef BTJIT_READPAGE_OWNS_CHECKS
 		checks_before = ix->counts.jit_checks;
 #endif
-		our_result = btjit_leafread(scan, dir, offnum, firstpage, check,
-									&ix->counts);
+		outcome = leafread_run(scan, dir, offnum, firstpage, check,
+							   &ix->counts, LEAFREAD_LEAVES_RELEASE);
+		our_result = outcome == LEAFREAD_MATCHED;
 		memcpy(ours, &so->currPos, sizeof(BTScanPosData));
 		memcpy(&so->currPos, before, sizeof(BTScanPosData));
 		if (so->currTuples)
@@ -808,6 +901,12 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		}
 
 		stock_result = BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
+		if (outcome == LEAFREAD_LEFT_TO_SERVER)
+		{
+			/* the module did not read it: nothing to compare */
+			compared = false;
+			break;
+		}
 
 		difference = leafread_first_difference(&so->currPos, ours,
 											   so->currTuples, tuples_ours);
@@ -842,7 +941,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 						   difference ? difference : "the result",
 						   ix->signature),
 				 errhint(BTJIT_VERIFY_HINT)));
-	/* a read the module handed to the server compared it with itself */
+	/* only a read the module made, and compared, counts */
 	if (compared && ix->counts.jit_leafreads != leafreads_before)
 	{
 		ix->counts.verified_leafreads++;
@@ -864,8 +963,9 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 /*
  * The redirected _bt_readpage (15, 17, 18 and 19): the module's leaf read
  * (btjit_leafread) for a scan whose index has compiled scan-key checks,
- * else the original.  A parallel scan (the read hands the next page to
- * another worker) and a scan with array keys keep the server's.  offnum
+ * else the original.  A scan with array keys keeps the server's; a
+ * parallel scan's read hands the next page to the other participants as
+ * the server's does (leafread_release_parallel).  offnum
  * arrives in 32 bits and is truncated here: gcc's callers leave the upper
  * bits undefined (src/README, "Finding the leaf read").  17 on add
  * firstPage, a bool, of which the callee reads the low byte only.
@@ -887,8 +987,7 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 	bool		firstpage = false;	/* 15 has no such argument */
 #endif
 
-	if (!btjit_code_active || scan->parallel_scan != NULL ||
-		so->numArrayKeys != 0)
+	if (!btjit_code_active || so->numArrayKeys != 0)
 		return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum,
 									firstpage);
 

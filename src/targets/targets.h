@@ -82,6 +82,13 @@ typedef struct BtjitLeafreadChecks
 	bool		declined;
 } BtjitLeafreadChecks;
 
+/*
+ * Keys the module's C test of a declined tuple does not take (checkkeys.c):
+ * a row comparison, and array and skip keys, which a scan the leaf read
+ * takes does not have.  A page with one goes to the server's _bt_readpage.
+ */
+#define BTJIT_KEYS_LEFT_TO_SERVER (SK_ROW_HEADER | SK_SEARCHARRAY | SK_BT_SKIP)
+
 #define BTJIT_LEAFREAD_CHECKS_OF(continuescan) \
 	((BtjitLeafreadChecks *) ((char *) (continuescan) - \
 							  offsetof(BtjitLeafreadChecks, continuescan)))

@@ -89,6 +89,62 @@ SELECT s.jit_leafreads > b.jit_leafreads AS counted
  WHERE s.indexrelid = 'lr_kv'::regclass;
 DROP TABLE lr_before;
 
+-- Parallel scans: the module reads their leaf pages too, handing the next
+-- page to the other participants as the server's read does.  With the
+-- leader not reading, the workers read every page (under verify, then
+-- without it), the rows are the server's, and the workers' counts reach
+-- the cluster's view as they exit while the leader's own do not move.
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_index_scan_size = 0;
+SET parallel_leader_participation = off;
+CREATE FUNCTION lr_reads(cluster boolean) RETURNS bigint
+LANGUAGE sql AS $$
+    SELECT CASE WHEN cluster THEN
+        (SELECT coalesce(sum(c.jit_leafreads), 0)
+           FROM btree_jit_index_counters() c
+          WHERE c.dbid = (SELECT oid FROM pg_database
+                           WHERE datname = current_database())
+            AND c.indexrelid IN ('lr_k'::regclass::oid, 'lr_kv'::regclass::oid))
+    ELSE
+        (SELECT coalesce(sum(s.jit_leafreads), 0)
+           FROM btree_jit_index_stats() s
+          WHERE s.indexrelid IN ('lr_k'::regclass, 'lr_kv'::regclass))
+    END
+$$;
+-- (this backend's counts so far reach the cluster's view first: a
+-- transaction ending a second after its last flush flushes them)
+DO $$ BEGIN PERFORM pg_sleep(1.1); END $$;
+CREATE TEMP TABLE lrp_before AS
+  SELECT lr_reads(true) AS cluster_reads, lr_reads(false) AS own_reads;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(v) FROM lr WHERE k BETWEEN 5 AND 45;
+SET btree_jit.verify = on;
+SELECT count(*), sum(v) FROM lr WHERE k BETWEEN 5 AND 45;
+RESET btree_jit.verify;
+SELECT count(*), sum(v) FROM lr WHERE k BETWEEN 5 AND 45;
+SET btree_jit.enabled = off;
+SELECT count(*), sum(v) FROM lr WHERE k BETWEEN 5 AND 45;
+RESET btree_jit.enabled;
+-- (a worker flushes its counts as it exits: wait up to 10 s for them)
+DO $$
+BEGIN
+    FOR i IN 1..100 LOOP
+        EXIT WHEN lr_reads(true) > (SELECT cluster_reads FROM lrp_before);
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+END $$;
+SELECT lr_reads(true) > b.cluster_reads AS workers_read_pages,
+       lr_reads(false) = b.own_reads AS leader_read_none
+  FROM lrp_before b;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_index_scan_size;
+RESET parallel_leader_participation;
+DROP TABLE lrp_before;
+DROP FUNCTION lr_reads(boolean);
+
 -- The page shortcut: when every key bounds the index order, a run of
 -- matches is found by testing the page's last item (or by bisection) and
 -- saved untested.  Runs of every length from 1 to 400 (a = floor(sqrt(g))), so
@@ -136,8 +192,7 @@ SELECT * FROM lr_check(true);
 SELECT * FROM lr_check(false);
 
 -- a long run is read testing a few of its tuples, not each: the compiled
--- checks for reading a = 199's 319 live rows are fewer than 100 (19 calls
--- no compiled check)
+-- checks for reading a = 199's 319 live rows are fewer than 100
 CREATE TEMP TABLE lrs_before AS
   SELECT coalesce(sum(s.jit_checks), 0) AS n
     FROM btree_jit_index_stats() s WHERE s.indexrelid = 'lrs_ab'::regclass;

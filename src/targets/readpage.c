@@ -237,12 +237,14 @@ leafread_keys_bound_one_run(BTScanOpaque so)
  * the module reads a page: the read itself, as the server's does
  * (_bt_parallel_release, the protocol staying the server's), except verify
  * mode's own read, after which the server's read of the same page
- * releases it (a second release could hand a page out twice).
+ * releases it (a second release could hand a page out twice).  A read
+ * known not to be parallel is compiled without the test.
  */
 typedef enum LeafreadRelease
 {
-	LEAFREAD_RELEASES,
-	LEAFREAD_LEAVES_RELEASE
+	LEAFREAD_SERIAL,			/* not a parallel scan */
+	LEAFREAD_RELEASES,			/* a parallel scan: this read releases */
+	LEAFREAD_LEAVES_RELEASE		/* verify's own read, parallel or not */
 } LeafreadRelease;
 
 /*
@@ -471,7 +473,7 @@ leafread_begin(LeafreadPage *lp, bool firstpage)
 #else
 	(void) firstpage;
 #endif
-	if (lp->scan->parallel_scan != NULL)
+	if (lp->release != LEAFREAD_SERIAL && lp->scan->parallel_scan != NULL)
 	{
 #if defined(BTJIT_CHECKKEYS_READPAGE_STATE) && PG_VERSION_NUM < 180000
 		/* 17 notes the released page in the read state whoever releases */
@@ -722,7 +724,7 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.so = (BTScanOpaque) scan->opaque;
 	Assert(lp.so->numArrayKeys == 0);
 #ifdef BTJIT_READPAGE_OWNS_CHECKS
-	if (scan->parallel_scan != NULL)
+	if (release != LEAFREAD_SERIAL && scan->parallel_scan != NULL)
 	{
 		for (int i = 0; i < lp.so->numberOfKeys; i++)
 			if (lp.so->keyData[i].sk_flags & BTJIT_KEYS_LEFT_TO_SERVER)
@@ -749,7 +751,7 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	if (unlikely(checks.declined))
 	{
 		/* a parallel scan has released its next page: not twice */
-		if (scan->parallel_scan != NULL && release == LEAFREAD_RELEASES)
+		if (release == LEAFREAD_RELEASES)
 			elog(ERROR, "btree_jit: parallel leaf read of index \"%s\" declined after its release",
 				 RelationGetRelationName(scan->indexRelation));
 		pos->moreLeft = moreLeft;
@@ -762,17 +764,38 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 		LEAFREAD_MATCHED : LEAFREAD_NO_MATCH;
 }
 
-/* The module's read of a leaf page, or the server's: true if anything matched */
-static pg_noinline bool
-btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
-			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
+/*
+ * The module's read of a leaf page, or the server's: true if anything
+ * matched.  A copy for serial scans and one for parallel ones.
+ */
+static pg_attribute_always_inline bool
+leafread_or_stock(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
+				  bool firstpage, BtjitCheckEntryFn check,
+				  BtjitIndexStats *counts, LeafreadRelease release)
 {
 	LeafreadOutcome outcome = leafread_run(scan, dir, offnum, firstpage, check,
-										   counts, LEAFREAD_RELEASES);
+										   counts, release);
 
 	if (unlikely(outcome == LEAFREAD_LEFT_TO_SERVER))
 		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
 	return outcome == LEAFREAD_MATCHED;
+}
+
+static pg_noinline bool
+btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
+			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
+{
+	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
+							 LEAFREAD_SERIAL);
+}
+
+static pg_noinline bool
+btjit_leafread_parallel(IndexScanDesc scan, ScanDirection dir,
+						OffsetNumber offnum, bool firstpage,
+						BtjitCheckEntryFn check, BtjitIndexStats *counts)
+{
+	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
+							 LEAFREAD_RELEASES);
 }
 
 /* The first field of the scan position that differs, or NULL */
@@ -996,8 +1019,14 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 	if (likely(check != NULL))
 	{
 		if (likely(btjit_fast_ok))
-			return btjit_leafread(scan, dir, (OffsetNumber) offnum, firstpage,
-								  check, &slot->ix->counts);
+		{
+			if (likely(scan->parallel_scan == NULL))
+				return btjit_leafread(scan, dir, (OffsetNumber) offnum,
+									  firstpage, check, &slot->ix->counts);
+			return btjit_leafread_parallel(scan, dir, (OffsetNumber) offnum,
+										   firstpage, check,
+										   &slot->ix->counts);
+		}
 		return btjit_leafread_verify(scan, dir, (OffsetNumber) offnum,
 									 firstpage, check, slot->ix);
 	}

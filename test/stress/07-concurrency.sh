@@ -1,6 +1,8 @@
 # test/stress/07-concurrency.sh - stress section 7, concurrency:
 # readers (REPEATABLE READ, btree_jit.enabled toggled mid-transaction and
-# rolled back, on/off compared), writers (duplicates, ON CONFLICT, caught
+# rolled back, on/off compared), a parallel reader (parallel index and
+# index-only range scans, whose workers read leaf pages with the module's
+# walk under verify, on/off compared in one snapshot), writers (duplicates, ON CONFLICT, caught
 # unique violations, splits), pgbench -S -M prepared, and a DDL session
 # (REINDEX [CONCURRENTLY], DROP/CREATE INDEX [CONCURRENTLY], ALTER COLUMN
 # TYPE, CLUSTER, VACUUM) for --minutes; errors are classified (deadlocks,
@@ -41,6 +43,43 @@ SELECT '@@P ' || stress_probe(6);
 COMMIT;
 SELECT '@@SHOW off ' || current_setting('btree_jit.enabled');
 SET btree_jit.enabled = on;
+SQL
+# parallel plans are run at the top level: PL/pgSQL's EXECUTE ... INTO
+# never runs one.  A statement that fails (a DDL race) leaves its
+# variables unset, and that comparison is skipped.
+cat >"$work/preader.sql" <<'SQL'
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_index_scan_size = 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+\unset on_c
+\unset off_c
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SET LOCAL btree_jit.enabled = on;
+SELECT count(*) AS c, coalesce(sum(id), 0) AS s FROM s_a WHERE k BETWEEN 20 AND 1800 \gset on_
+SET LOCAL btree_jit.enabled = off;
+SELECT count(*) AS c, coalesce(sum(id), 0) AS s FROM s_a WHERE k BETWEEN 20 AND 1800 \gset off_
+\if :{?on_c}
+\if :{?off_c}
+SELECT '@@PAR ' || (:'on_c' = :'off_c' AND :'on_s' = :'off_s') || ' ' || :'on_c' || ' ' || :'off_c';
+\endif
+\endif
+COMMIT;
+\unset on_c
+\unset off_c
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SET LOCAL btree_jit.enabled = on;
+SELECT count(*) AS c, coalesce(sum(k), 0) AS s FROM s_a WHERE k > 300 AND k < 1900 \gset on_
+SET LOCAL btree_jit.enabled = off;
+SELECT count(*) AS c, coalesce(sum(k), 0) AS s FROM s_a WHERE k > 300 AND k < 1900 \gset off_
+\if :{?on_c}
+\if :{?off_c}
+SELECT '@@PAR ' || (:'on_c' = :'off_c' AND :'on_s' = :'off_s') || ' ' || :'on_c' || ' ' || :'off_c';
+\endif
+\endif
+COMMIT;
 SQL
 cat >"$work/writer.sql" <<'SQL'
 SELECT '@@W ' || stress_write(4);
@@ -87,6 +126,7 @@ worker() { # name script
 wpids=()
 worker reader1 "$work/reader.sql" & wpids+=($!)
 worker reader2 "$work/reader.sql" & wpids+=($!)
+worker preader "$work/preader.sql" & wpids+=($!)
 worker writer1 "$work/writer.sql" & wpids+=($!)
 worker writer2 "$work/writer.sql" & wpids+=($!)
 worker ddl "$work/ddl.sql" & wpids+=($!)
@@ -106,8 +146,10 @@ wait "$pgb_pid" || pgb_rc=$?
 expected_re='ERROR:  (40P01|40001|55P03|57014|42P01|42704|42P07|0A000: cached plan must not change result type|42804: .*does not match that when preparing the plan)|WARNING:  55000: skipping reindex of invalid index|WARNING:  0A000: cannot reindex invalid index "[^"]*" concurrently, skipping'
 declare -A cls=()
 unexpected=""
-for f in reader1 reader2 writer1 writer2 ddl; do
+for f in reader1 reader2 preader writer1 writer2 ddl; do
 	while IFS= read -r line; do
+		# the parallel reader's transaction after a statement that failed
+		[[ $f == preader && $line == *"ERROR:  25P02"* ]] && continue
 		code=$(grep -o 'ERROR:  [0-9A-Z]\{5\}' <<<"$line" | cut -c9- || true)
 		if grep -Eq "$expected_re" <<<"$line"; then
 			cls["expected $code"]=$((${cls["expected $code"]:-0} + 1))
@@ -122,17 +164,22 @@ probe_mis=$(cat "$work"/reader*.out | sed -n 's/^@@P //p' | sum_lines)
 mismatch_lines=$(cat "$work"/reader*.out | grep 'MISMATCH' || true)
 nshow=$(cat "$work"/reader*.out | grep -c '^@@SHOW' || true)
 show_bad=$(cat "$work"/reader*.out | grep '^@@SHOW' | awk '$2 != $3' | head -n 5)
+npar=$(grep -c '^@@PAR' "$work/preader.out" || true)
+par_bad=$(grep '^@@PAR' "$work/preader.out" | grep -v '^@@PAR true ' | head -n 5 || true)
 nwrites=$(cat "$work"/writer*.out | grep -c '^@@W' || true)
 ndups=$(cat "$work"/writer*.out | sed -n 's/^@@W //p' | sum_lines)
 nddl=$(grep -c ';$' "$work/ddl.sql")
 ddl_loops=$(grep -c '^@@DDL' "$work/ddl.out" || true)
 echo "   readers: $nprobes stress_probe calls (x6 probes, each on and off in one snapshot), $nshow setting checks after ROLLBACK/COMMIT/ROLLBACK TO"
+echo "   parallel reader: $npar range scans compared on/off in one snapshot"
 echo "   writers: $nwrites stress_write calls (x4 writes), $ndups unique violations caught"
 echo "   DDL session: $ddl_loops complete loops of $nddl statements (REINDEX [CONCURRENTLY], DROP/CREATE INDEX [CONCURRENTLY], ALTER COLUMN TYPE x4, CLUSTER, VACUUM)"
 echo "   error classes: $(for k in "${!cls[@]}"; do printf '%s=%s ' "$k" "${cls[$k]}"; done)"
 echo "   pgbench: $(grep -E 'number of transactions actually processed|number of failed|tps = .*without' "$work/pgbench.out" | tr '\n' ';')"
 check "concurrency: readers ran" test "$nprobes" -gt 0
 check "concurrency: writers ran" test "$nwrites" -gt 0
+check "concurrency: the parallel reader compared scans ($npar)" test "$npar" -gt 0
+expect_eq "concurrency: parallel range scans on/off in one snapshot" "$par_bad" ""
 check "concurrency: the DDL session completed loops ($ddl_loops)" test "$ddl_loops" -gt 0
 expect_eq "concurrency: on/off probe mismatches in REPEATABLE READ snapshots" "${probe_mis:-0}${mismatch_lines:+ $mismatch_lines}" 0
 expect_eq "concurrency: btree_jit.enabled after ROLLBACK / COMMIT / ROLLBACK TO as expected ($nshow checks)" "$show_bad" ""

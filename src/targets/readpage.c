@@ -386,33 +386,44 @@ leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum)
 					 lp->continuescan, lp->counters);
 }
 
+#if PG_VERSION_NUM < 180000
+/*
+ * The page a parallel scan's read hands out up to 17: the right sibling
+ * forward, this page backward (whose left sibling the next reader finds
+ * from it).
+ */
+static inline BlockNumber
+leafread_released_page(const LeafreadPage *lp)
+{
+	return ScanDirectionIsForward(lp->dir) ? lp->opaque->btpo_next :
+		lp->so->currPos.currPage;
+}
+#endif
+
 /*
  * A parallel scan: the next page in the scan's direction goes to whichever
- * participant asks for it next, now, before this page is read.  Up to 17
- * that page is the right sibling forward and this page backward (whose
- * left sibling the next reader finds from it); 18 hands both this page
- * and the sibling.
+ * participant asks for it next, now, before this page is read; 18 hands
+ * out both this page and the sibling.
  */
 static pg_noinline void
 leafread_release_parallel(LeafreadPage *lp)
 {
-	BTScanOpaque so = lp->so;
-	bool		forward = ScanDirectionIsForward(lp->dir);
-
 #if PG_VERSION_NUM >= 180000
+	BTScanPos	pos = &lp->so->currPos;
+
 	_bt_parallel_release(lp->scan,
-						 forward ? so->currPos.nextPage : so->currPos.prevPage,
-						 so->currPos.currPage);
+						 ScanDirectionIsForward(lp->dir) ? pos->nextPage :
+						 pos->prevPage,
+						 pos->currPage);
 #else
-	_bt_parallel_release(lp->scan,
-						 forward ? lp->opaque->btpo_next : so->currPos.currPage);
+	_bt_parallel_release(lp->scan, leafread_released_page(lp));
 #endif
 }
 
 /*
  * What the server's read writes and sets up before its walk: the scan
- * position's page fields, 18's and 19's predicate lock, and on 17 and 18 the read
- * state with its skipped keys (17's precheck of the page's last tuple,
+ * position's page fields, 18's and 19's predicate lock, on 17 and 18 the
+ * read state with its skipped keys (17's precheck of the page's last tuple,
  * 18's _bt_set_startikey), and a parallel scan's release of the next page
  * (leafread_release_parallel).  False if the page must go to the server's
  * function after all (18 forcing keys non-required: never without array
@@ -477,8 +488,7 @@ leafread_begin(LeafreadPage *lp, bool firstpage)
 	{
 #if defined(BTJIT_CHECKKEYS_READPAGE_STATE) && PG_VERSION_NUM < 180000
 		/* 17 notes the released page in the read state whoever releases */
-		lp->pstate->prev_scan_page = ScanDirectionIsForward(lp->dir) ?
-			lp->opaque->btpo_next : so->currPos.currPage;
+		lp->pstate->prev_scan_page = leafread_released_page(lp);
 #endif
 		if (lp->release == LEAFREAD_RELEASES)
 			leafread_release_parallel(lp);
@@ -988,10 +998,10 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
  * (btjit_leafread) for a scan whose index has compiled scan-key checks,
  * else the original.  A scan with array keys keeps the server's; a
  * parallel scan's read hands the next page to the other participants as
- * the server's does (leafread_release_parallel).  offnum
- * arrives in 32 bits and is truncated here: gcc's callers leave the upper
- * bits undefined (src/README, "Finding the leaf read").  17 on add
- * firstPage, a bool, of which the callee reads the low byte only.
+ * the server's does (leafread_release_parallel).  offnum arrives in 32
+ * bits and is truncated here: gcc's callers leave the upper bits
+ * undefined (src/README, "Finding the leaf read").  17 on add firstPage, a
+ * bool, of which the callee reads the low byte only.
  */
 #ifdef BTJIT_READPAGE_FIRSTPAGE
 static bool

@@ -47,33 +47,17 @@ SQL
 # parallel plans are run at the top level: PL/pgSQL's EXECUTE ... INTO
 # never runs one.  A statement that fails (a DDL race) leaves its
 # variables unset, and that comparison is skipped.
-cat >"$work/preader.sql" <<'SQL'
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_index_scan_size = 0;
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
+# parallel_compare QUERY - QUERY (one row: c, s) with the module on and off
+# in one REPEATABLE READ snapshot, and a line "@@PAR <equal> <c on> <c off>"
+parallel_compare() {
+	cat <<SQL
 \unset on_c
 \unset off_c
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SET LOCAL btree_jit.enabled = on;
-SELECT count(*) AS c, coalesce(sum(id), 0) AS s FROM s_a WHERE k BETWEEN 20 AND 1800 \gset on_
+$1 \gset on_
 SET LOCAL btree_jit.enabled = off;
-SELECT count(*) AS c, coalesce(sum(id), 0) AS s FROM s_a WHERE k BETWEEN 20 AND 1800 \gset off_
-\if :{?on_c}
-\if :{?off_c}
-SELECT '@@PAR ' || (:'on_c' = :'off_c' AND :'on_s' = :'off_s') || ' ' || :'on_c' || ' ' || :'off_c';
-\endif
-\endif
-COMMIT;
-\unset on_c
-\unset off_c
-BEGIN ISOLATION LEVEL REPEATABLE READ;
-SET LOCAL btree_jit.enabled = on;
-SELECT count(*) AS c, coalesce(sum(k), 0) AS s FROM s_a WHERE k > 300 AND k < 1900 \gset on_
-SET LOCAL btree_jit.enabled = off;
-SELECT count(*) AS c, coalesce(sum(k), 0) AS s FROM s_a WHERE k > 300 AND k < 1900 \gset off_
+$1 \gset off_
 \if :{?on_c}
 \if :{?off_c}
 SELECT '@@PAR ' || (:'on_c' = :'off_c' AND :'on_s' = :'off_s') || ' ' || :'on_c' || ' ' || :'off_c';
@@ -81,6 +65,19 @@ SELECT '@@PAR ' || (:'on_c' = :'off_c' AND :'on_s' = :'off_s') || ' ' || :'on_c'
 \endif
 COMMIT;
 SQL
+}
+{
+	cat <<'SQL'
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_index_scan_size = 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SQL
+	parallel_compare "SELECT count(*) AS c, coalesce(sum(id), 0) AS s FROM s_a WHERE k BETWEEN 20 AND 1800"
+	parallel_compare "SELECT count(*) AS c, coalesce(sum(k), 0) AS s FROM s_a WHERE k > 300 AND k < 1900"
+} >"$work/preader.sql"
 cat >"$work/writer.sql" <<'SQL'
 SELECT '@@W ' || stress_write(4);
 SELECT '@@W ' || stress_write(4);

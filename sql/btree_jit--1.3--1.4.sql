@@ -8,7 +8,10 @@
 -- btree_jit_index_counters() and the view btree_jit_indexes gain its
 -- counts: jit_leafreads (leaf pages read by the module) and
 -- verified_leafreads (of those, compared with the server's own read under
--- btree_jit.verify).
+-- btree_jit.verify); and stock_checks and stock_leafreads, the scan-key
+-- checks and leaf reads of the index that ran the server's code, whose
+-- reasons btree_jit_stock_calls() and the view btree_jit_stock_calls
+-- give.
 --
 -- Each changed function has a C entry point of its own for 1.4, so that
 -- 1.3's definitions keep working with this module until the update.
@@ -32,7 +35,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_checks bigint,
     OUT verified_checks bigint,
     OUT jit_leafreads bigint,
-    OUT verified_leafreads bigint)
+    OUT verified_leafreads bigint,
+    OUT stock_checks bigint,
+    OUT stock_leafreads bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_4'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -61,7 +66,9 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_checks bigint,
     OUT verified_checks bigint,
     OUT jit_leafreads bigint,
-    OUT verified_leafreads bigint)
+    OUT verified_leafreads bigint,
+    OUT stock_checks bigint,
+    OUT stock_leafreads bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_4'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -88,6 +95,8 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_checks,
          s.jit_leafreads,
          s.verified_leafreads,
+         s.stock_checks,
+         s.stock_leafreads,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,
@@ -103,3 +112,37 @@ CREATE VIEW btree_jit_indexes AS
                     WHERE d.datname = pg_catalog.current_database());
 
 GRANT SELECT ON btree_jit_indexes TO PUBLIC;
+
+-- The scan-key checks and leaf reads that ran the server's code rather than
+-- compiled code, per index (as btree_jit_index_counters() shows them), kind
+-- of work ('key check', 'leaf read') and reason ('array keys', 'skip
+-- arrays', 'row comparison', 'NULLs', 'not compiled', 'declined').
+CREATE FUNCTION btree_jit_stock_calls(
+    OUT dbid oid,
+    OUT indexrelid oid,
+    OUT work text,
+    OUT reason text,
+    OUT calls bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'btree_jit_stock_calls'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+CREATE VIEW btree_jit_stock_calls AS
+  SELECT s.dbid,
+         n.nspname AS schemaname,
+         t.relname AS tablename,
+         c.relname AS indexname,
+         s.indexrelid,
+         s.work,
+         s.reason,
+         s.calls
+    FROM btree_jit_stock_calls() s
+    LEFT JOIN pg_catalog.pg_class c ON c.oid = s.indexrelid
+    LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_index i ON i.indexrelid = s.indexrelid
+    LEFT JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
+   WHERE s.dbid = 0
+      OR s.dbid = (SELECT d.oid FROM pg_catalog.pg_database d
+                    WHERE d.datname = pg_catalog.current_database());
+
+GRANT SELECT ON btree_jit_stock_calls TO PUBLIC;

@@ -60,6 +60,7 @@ ALL_WORKLOADS = [
     "probe_interval",
     "range_scan",
     "range_scan_ios",
+    "probe_inlist",
     "insert_random",
     "pgbench_select",
     "pgbench_connect",

@@ -113,6 +113,35 @@
 #endif
 
 /*
+ * Array keys (IN-lists, = ANY) up to 16 are advanced between primitive
+ * scans, by btgettuple after a scan's end: each primitive scan's keyData
+ * holds the current elements as ordinary keys, and _bt_readpage and
+ * _bt_checkkeys do not know arrays.  There the module's leaf read takes a
+ * scan with array keys as any other.  From 17 on the arrays advance inside
+ * _bt_checkkeys, tuple by tuple, and such a scan is the server's.
+ */
+#if PG_VERSION_NUM < 170000
+#define BTJIT_READPAGE_TAKES_ARRAY_KEYS 1
+#endif
+
+/*
+ * 17: the module's leaf read takes a serial scan whose array keys are all
+ * required, and hands the server's _bt_checkkeys each tuple at which its
+ * arrays may have to advance: those whose compiled check ends the scan
+ * with the current elements, the page's high key included.  The server
+ * then decides (the tuple is before the arrays, they advance, a new
+ * primitive scan, the end) and may move the walk ahead on the page
+ * (pstate->skip).  With every array required, the compiled check's answer
+ * for any other tuple is the one _bt_checkkeys gives without touching the
+ * arrays (src/README, "Array keys in the leaf read").  18's arrays (skip
+ * arrays, forced non-required keys, _bt_scanbehind_checkkeys) are not
+ * taken yet.
+ */
+#if PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 180000
+#define BTJIT_READPAGE_ARRAY_HANDOFF 1
+#endif
+
+/*
  * 19: the module's leaf read is the only caller of the compiled check.
  * There is no server _bt_checkkeys to hand a declined tuple to: the module
  * tests it in C by 19's rules (src/targets/checkkeys.c), and what that does

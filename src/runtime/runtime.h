@@ -203,9 +203,37 @@ btjit_slot_entry_##id(const BtjitSlot *slot, Relation rel) \
 #include "targetlist.h"
 #undef BTJIT_TARGET
 
+/* The index state a slot holds for rel, or NULL */
+static inline struct BtjitIndex *
+btjit_slot_index(const BtjitSlot *slot, Relation rel)
+{
+	if (slot->rel != rel || slot->relid != rel->rd_id)
+		return NULL;
+	return slot->ix;
+}
+
 extern void btjit_dispatch_init(void *const *stock_entries);
 
 /* ---- Per-index state (jitcache.c) ---- */
+
+/*
+ * Why a scan-key check or a leaf read of an index whose code is compiled
+ * (or could be) ran the server's code rather than compiled code: the
+ * reasons of btree_jit_stock_calls.  On 19 a tuple the compiled check
+ * declines is tested by the module's C (checkkeys.c), and counts here.
+ */
+typedef enum BtjitStockReason
+{
+	BTJIT_STOCK_ARRAY_KEYS,		/* IN-lists, = ANY: the server advances them */
+	BTJIT_STOCK_SKIP_ARRAYS,	/* 18's skip scans */
+	BTJIT_STOCK_ROW_COMPARE,	/* (a, b) > (x, y) */
+	BTJIT_STOCK_NULLS,			/* a NULL attribute, an IS [NOT] NULL key, an
+								 * operator returning NULL */
+	BTJIT_STOCK_NOT_COMPILED,	/* the index has no compiled checks (yet) */
+	BTJIT_STOCK_DECLINED,		/* the compiled check declined otherwise */
+} BtjitStockReason;
+
+#define BTJIT_STOCK_NREASONS (BTJIT_STOCK_DECLINED + 1)
 
 /*
  * One index's counters, as a backend or the cluster has them.  Every field
@@ -227,6 +255,9 @@ typedef struct BtjitIndexStats
 	uint64		verified_##counter;
 #include "targetlist.h"
 #undef BTJIT_TARGET
+	/* the server's code instead, by reason */
+	uint64		stock_checks[BTJIT_STOCK_NREASONS];
+	uint64		stock_leafreads[BTJIT_STOCK_NREASONS];
 } BtjitIndexStats;
 
 #define BTJIT_NCOUNTS (sizeof(BtjitIndexStats) / sizeof(uint64))

@@ -39,6 +39,7 @@ PG_FUNCTION_INFO_V1(btree_jit_index_counters);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_3);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_4);
+PG_FUNCTION_INFO_V1(btree_jit_stock_calls);
 PG_FUNCTION_INFO_V1(btree_jit_indexes_info);
 PG_FUNCTION_INFO_V1(btree_jit_reset);
 
@@ -56,12 +57,15 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 #define BTJIT_INDEX_STATS_COLS	12	/* 1.0 and 1.1 */
 #define BTJIT_INDEX_STATS_COLS_1_2	14	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEX_STATS_COLS_1_3	16	/* + jit_checks, verified_checks */
-#define BTJIT_INDEX_STATS_COLS_1_4	18	/* + jit_leafreads, verified_leafreads */
+#define BTJIT_INDEX_STATS_COLS_1_4	20	/* + jit_leafreads, verified_leafreads,
+										 * stock_checks, stock_leafreads */
 #define BTJIT_COMPILE_COLS		4
 #define BTJIT_INDEX_COUNTERS_COLS	16	/* 1.1 */
 #define BTJIT_INDEX_COUNTERS_COLS_1_2	18	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEX_COUNTERS_COLS_1_3	20	/* + jit_checks, verified_checks */
-#define BTJIT_INDEX_COUNTERS_COLS_1_4	22	/* + jit_leafreads, verified_leafreads */
+#define BTJIT_INDEX_COUNTERS_COLS_1_4	24	/* + jit_leafreads, verified_leafreads,
+											 * stock_checks, stock_leafreads */
+#define BTJIT_STOCK_CALLS_COLS	5	/* 1.4 */
 #define BTJIT_INDEXES_INFO_COLS	4
 
 /*
@@ -100,6 +104,56 @@ btjit_put_counts(Datum *values, int i, int natts,
 	for (int k = 0; k < n && i < natts; k++)
 		values[i++] = Int64GetDatum((int64) *(const uint64 *)
 									((const char *) counts + offsets[k]));
+	return i;
+}
+
+/* What runs the server's code instead of compiled code (runtime.h) */
+typedef enum BtjitStockWork
+{
+	BTJIT_STOCK_WORK_CHECK,
+	BTJIT_STOCK_WORK_LEAFREAD,
+} BtjitStockWork;
+
+#define BTJIT_STOCK_NWORKS (BTJIT_STOCK_WORK_LEAFREAD + 1)
+
+static const char *const btjit_stock_work_names[BTJIT_STOCK_NWORKS] = {
+	[BTJIT_STOCK_WORK_CHECK] = "key check",
+	[BTJIT_STOCK_WORK_LEAFREAD] = "leaf read",
+};
+
+static const char *const btjit_stock_reason_names[BTJIT_STOCK_NREASONS] = {
+	[BTJIT_STOCK_ARRAY_KEYS] = "array keys",
+	[BTJIT_STOCK_SKIP_ARRAYS] = "skip arrays",
+	[BTJIT_STOCK_ROW_COMPARE] = "row comparison",
+	[BTJIT_STOCK_NULLS] = "NULLs",
+	[BTJIT_STOCK_NOT_COMPILED] = "not compiled",
+	[BTJIT_STOCK_DECLINED] = "declined",
+};
+
+static const uint64 *
+btjit_stock_counts(const BtjitIndexStats *counts, BtjitStockWork work)
+{
+	return work == BTJIT_STOCK_WORK_CHECK ?
+		counts->stock_checks : counts->stock_leafreads;
+}
+
+/*
+ * From 1.4, after the added counters: the scan-key checks and the leaf
+ * reads that ran the server's code, of every reason.
+ */
+static int
+btjit_put_stock_totals(Datum *values, int i, int natts,
+					   const BtjitIndexStats *counts)
+{
+	for (int w = 0; w < BTJIT_STOCK_NWORKS && i < natts; w++)
+	{
+		const uint64 *by_reason = btjit_stock_counts(counts, w);
+		uint64		total = 0;
+
+		for (int r = 0; r < BTJIT_STOCK_NREASONS; r++)
+			total += by_reason[r];
+		values[i++] = Int64GetDatum((int64) total);
+	}
 	return i;
 }
 
@@ -277,6 +331,7 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 	Assert(i == BTJIT_INDEX_STATS_COLS);
 	i = btjit_put_counts(values, i, natts, &ix->counts, btjit_added_counts,
 						 lengthof(btjit_added_counts));
+	i = btjit_put_stock_totals(values, i, natts, &ix->counts);
 	Assert(i == natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -490,6 +545,7 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 	Assert(i == BTJIT_INDEX_COUNTERS_COLS);
 	i = btjit_put_counts(values, i, natts, &row->counts, btjit_added_counts,
 						 lengthof(btjit_added_counts));
+	i = btjit_put_stock_totals(values, i, natts, &row->counts);
 	Assert(i == natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -538,6 +594,64 @@ Datum
 btree_jit_index_counters_1_4(PG_FUNCTION_ARGS)
 {
 	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS_1_4);
+}
+
+/*
+ * The rows of btree_jit_stock_calls() for one shared entry, visible as in
+ * btree_jit_index_counters(): one per kind of work and reason that
+ * counted anything.
+ */
+static void
+btjit_stock_calls_rows(const BtjitIndexStatsRow *row, void *arg)
+{
+	BtjitCountersScan *scan = (BtjitCountersScan *) arg;
+	ReturnSetInfo *rsinfo = scan->rsinfo;
+
+	if (!scan->all_databases && OidIsValid(row->dbid) &&
+		row->dbid != MyDatabaseId)
+		return;
+	for (int w = 0; w < BTJIT_STOCK_NWORKS; w++)
+	{
+		const uint64 *by_reason = btjit_stock_counts(&row->counts, w);
+
+		for (int r = 0; r < BTJIT_STOCK_NREASONS; r++)
+		{
+			Datum		values[BTJIT_STOCK_CALLS_COLS];
+			bool		nulls[BTJIT_STOCK_CALLS_COLS] = {0};
+
+			if (by_reason[r] == 0)
+				continue;
+			values[0] = ObjectIdGetDatum(row->dbid);
+			values[1] = ObjectIdGetDatum(row->indexrelid);
+			values[2] = CStringGetTextDatum(btjit_stock_work_names[w]);
+			values[3] = CStringGetTextDatum(btjit_stock_reason_names[r]);
+			values[4] = Int64GetDatum((int64) by_reason[r]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+								 values, nulls);
+		}
+	}
+}
+
+/*
+ * btree_jit_stock_calls() (1.4): of the scan-key checks and leaf reads of
+ * the indexes btree_jit_index_counters() shows, those that ran the
+ * server's code rather than compiled code, by reason (the view
+ * btree_jit_stock_calls adds names).
+ */
+Datum
+btree_jit_stock_calls(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BtjitCountersScan scan;
+
+	InitMaterializedSRF(fcinfo, 0);
+	btjit_check_result_columns("btree_jit_stock_calls", rsinfo->setDesc,
+							   BTJIT_STOCK_CALLS_COLS);
+	scan.rsinfo = rsinfo;
+	scan.all_databases = has_privs_of_role(GetUserId(),
+										   ROLE_PG_READ_ALL_STATS);
+	btjit_stats_foreach(btjit_stock_calls_rows, &scan);
+	return (Datum) 0;
 }
 
 /* btree_jit_indexes_info(): the shared table's bound, size and evictions. */

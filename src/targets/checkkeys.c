@@ -121,8 +121,13 @@ btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
 	BtjitSlot  *slot;
 	BtjitCheckEntryFn entry;
 
-	if (!btjit_code_active || arrayKeys || so->numArrayKeys != 0)
+	if (!btjit_code_active)
 		return BTJIT_STOCK_CHECK(scan, pstate, arrayKeys, tuple, tupnatts);
+	if (arrayKeys || so->numArrayKeys != 0)
+	{
+		btjit_count_stock_check(rel, btjit_array_keys_reason(so));
+		return BTJIT_STOCK_CHECK(scan, pstate, arrayKeys, tuple, tupnatts);
+	}
 
 	slot = btjit_slot_for(rel);
 	entry = btjit_slot_entry_CHECKKEYS(slot, rel);
@@ -134,6 +139,7 @@ btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
 						 &pstate->continuescan, &slot->ix->counts.jit_checks);
 		return btjit_verify_check(scan, pstate, tuple, tupnatts, slot->ix);
 	}
+	btjit_count_stock_check(rel, BTJIT_STOCK_NOT_COMPILED);
 	return BTJIT_STOCK_CHECK(scan, pstate, false, tuple, tupnatts);
 }
 
@@ -202,6 +208,7 @@ btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 		return btjit_verify_check(scan, tuple, tupnatts, dir, continuescan,
 								  slot->ix);
 	}
+	btjit_count_stock_check(rel, BTJIT_STOCK_NOT_COMPILED);
 	return BTJIT_STOCK_CHECK(scan, tuple, tupnatts, dir, continuescan);
 }
 
@@ -297,6 +304,28 @@ btjit_check_tuple_here(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 #endif
 
 /*
+ * Why the compiled check declined a tuple, for btree_jit_stock_calls: a
+ * row comparison among the keys, a NULL test key or a NULL in the tuple,
+ * else something else (an operator returning NULL).
+ */
+BtjitStockReason
+btjit_declined_reason(IndexScanDesc scan, IndexTuple tuple)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	BtjitStockReason why = IndexTupleHasNulls(tuple) ?
+		BTJIT_STOCK_NULLS : BTJIT_STOCK_DECLINED;
+
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		if (so->keyData[i].sk_flags & SK_ROW_HEADER)
+			return BTJIT_STOCK_ROW_COMPARE;
+		if (so->keyData[i].sk_flags & SK_ISNULL)
+			why = BTJIT_STOCK_NULLS;
+	}
+	return why;
+}
+
+/*
  * Called by the compiled scan-key check when it leaves the call to the
  * server (a tuple with NULLs, a row comparison or NULL test, an operator
  * returning NULL); it has not written *continuescan.  On 19, with no
@@ -309,22 +338,25 @@ bool
 btjit_check_declined(void *scan, void *tuple, int tupnatts, int dir,
 					 bool *continuescan, uint64 *counters)
 {
+	IndexScanDesc iscan = (IndexScanDesc) scan;
 #if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
 	/* continuescan is a BTReadPageState's (btjit_dispatch_check) */
 	BTReadPageState *pstate = BTJIT_READPAGE_STATE_OF(continuescan);
-
-	return BTJIT_STOCK_CHECK((IndexScanDesc) scan, pstate, false,
-									(IndexTuple) tuple, tupnatts);
-#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
-	return BTJIT_STOCK_CHECK((IndexScanDesc) scan, (IndexTuple) tuple,
-									tupnatts, (ScanDirection) dir,
-									continuescan);
 #elif defined(BTJIT_READPAGE_OWNS_CHECKS)
-	int			result = btjit_check_tuple_here((IndexScanDesc) scan,
-												(IndexTuple) tuple, tupnatts,
-												(ScanDirection) dir,
-												continuescan);
+	int			result;
+#endif
 
+	btjit_count_stock_check(iscan->indexRelation,
+							btjit_declined_reason(iscan, (IndexTuple) tuple));
+#if defined(BTJIT_CHECKKEYS_READPAGE_STATE)
+	return BTJIT_STOCK_CHECK(iscan, pstate, false, (IndexTuple) tuple,
+							 tupnatts);
+#elif defined(BTJIT_CHECKKEYS_REDIRECTABLE)
+	return BTJIT_STOCK_CHECK(iscan, (IndexTuple) tuple, tupnatts,
+							 (ScanDirection) dir, continuescan);
+#elif defined(BTJIT_READPAGE_OWNS_CHECKS)
+	result = btjit_check_tuple_here(iscan, (IndexTuple) tuple, tupnatts,
+									(ScanDirection) dir, continuescan);
 	if (result >= 0)
 		return result != 0;
 	/* continuescan is a BtjitLeafreadChecks' (readpage.c) */

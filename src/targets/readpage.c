@@ -275,6 +275,9 @@ typedef struct LeafreadPage
 #endif
 	bool	   *continuescan;	/* pstate's, or the caller's own (15),
 								 * or a BtjitLeafreadChecks' (19) */
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	bool		arrays;			/* the scan has (required) array keys */
+#endif
 } LeafreadPage;
 
 /*
@@ -375,15 +378,62 @@ leafread_run_end(const LeafreadProbe *lp, OffsetNumber from,
 	return (OffsetNumber) passing;
 }
 
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, BTReadPageState *pstate,
+								  bool arrayKeys, IndexTuple tuple,
+								  int tupnatts);
+
+/*
+ * 17, a scan with array keys: the compiled check ended the scan at itup
+ * with the current elements.  The server's _bt_checkkeys decides what that
+ * means for the arrays, from the same read state (its continuescan as the
+ * server's walk would hand it: true), and its answer stands.
+ */
+static pg_noinline bool
+leafread_arrays_decide(LeafreadPage *lp, IndexTuple itup, int tupnatts)
+{
+	btjit_count_stock_check(lp->scan->indexRelation, BTJIT_STOCK_ARRAY_KEYS);
+	lp->pstate->continuescan = true;
+	return ((BtjitCheckkeysFn) btjit_module.stock[BTJIT_TARGET_CHECKKEYS])
+		(lp->scan, lp->pstate, true, itup, tupnatts);
+}
+
+/*
+ * Where the server's decision moved the walk: the next offset to test, or
+ * InvalidOffsetNumber to go on as usual.  Read once per tuple.
+ */
+static pg_attribute_always_inline OffsetNumber
+leafread_arrays_skip(LeafreadPage *lp)
+{
+	OffsetNumber skip = lp->pstate->skip;
+
+	if (likely(!OffsetNumberIsValid(skip)))
+		return InvalidOffsetNumber;
+	lp->pstate->skip = InvalidOffsetNumber;
+	return skip;
+}
+#endif
+
 /* The walk's test of the tuple at offnum, with the page's read state */
 static pg_attribute_always_inline bool
 leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum)
 {
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	bool		passes;
+
+	lp->pstate->offnum = offnum;
+	passes = lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
+					   lp->continuescan, lp->counters);
+	if (unlikely(!*lp->continuescan) && lp->arrays)
+		passes = leafread_arrays_decide(lp, itup, lp->natts);
+	return passes;
+#else
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
 	lp->pstate->offnum = offnum;
 #endif
 	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
 					 lp->continuescan, lp->counters);
+#endif
 }
 
 #if PG_VERSION_NUM < 180000
@@ -467,6 +517,19 @@ leafread_begin(LeafreadPage *lp, bool firstpage)
 	}
 #else
 	lp->pstate->dir = lp->dir;
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	/* the arrays' advancement looks at the page's last tuple up front */
+	if (lp->arrays)
+	{
+		if (ScanDirectionIsForward(lp->dir) && !P_RIGHTMOST(lp->opaque))
+			lp->pstate->finaltup = (IndexTuple)
+				PageGetItem(lp->page, PageGetItemId(lp->page, P_HIKEY));
+		else if (ScanDirectionIsBackward(lp->dir) &&
+				 lp->minoff <= lp->maxoff && !P_LEFTMOST(lp->opaque))
+			lp->pstate->finaltup = (IndexTuple)
+				PageGetItem(lp->page, PageGetItemId(lp->page, lp->minoff));
+	}
+#endif
 	if (!firstpage && !so->scanBehind && lp->minoff < lp->maxoff)
 	{
 		OffsetNumber last = ScanDirectionIsForward(lp->dir) ?
@@ -603,6 +666,15 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 		}
 		if (!*continuescan)
 			break;
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		{
+			OffsetNumber skip = leafread_arrays_skip(lp);
+
+			/* the loop steps onto it */
+			if (unlikely(skip != InvalidOffsetNumber))
+				offnum = OffsetNumberPrev(skip);
+		}
+#endif
 	}
 
 	/* the high key may show that the page to the right has no match */
@@ -614,15 +686,20 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 	{
 		IndexTuple	hikey = (IndexTuple) PageGetItem(page,
 													 PageGetItemId(page, P_HIKEY));
+		int			hikey_natts = BTreeTupleGetNAtts(hikey,
+													 lp->scan->indexRelation);
 
 #if defined(BTJIT_CHECKKEYS_READPAGE_STATE) && PG_VERSION_NUM >= 180000
 		lp->pstate->startikey = 0;
 #elif defined(BTJIT_CHECKKEYS_READPAGE_STATE)
 		lp->pstate->prechecked = false;
 #endif
-		(void) lp->check(lp->scan, hikey,
-						 BTreeTupleGetNAtts(hikey, lp->scan->indexRelation),
-						 (int) lp->dir, continuescan, lp->counters);
+		(void) lp->check(lp->scan, hikey, hikey_natts, (int) lp->dir,
+						 continuescan, lp->counters);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		if (!*continuescan && lp->arrays)
+			(void) leafread_arrays_decide(lp, hikey, hikey_natts);
+#endif
 	}
 	if (!*continuescan)
 		so->currPos.moreRight = false;
@@ -677,6 +754,15 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
 			so->currPos.moreLeft = false;
 			break;
 		}
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		{
+			OffsetNumber skip = leafread_arrays_skip(lp);
+
+			/* the loop steps onto it */
+			if (unlikely(skip != InvalidOffsetNumber))
+				offnum = OffsetNumberNext(skip);
+		}
+#endif
 	}
 	so->currPos.firstItem = itemIndex;
 	so->currPos.lastItem = MaxTIDsPerBTreePage - 1;
@@ -732,13 +818,22 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 
 	lp.scan = scan;
 	lp.so = (BTScanOpaque) scan->opaque;
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	lp.arrays = lp.so->numArrayKeys != 0;
+	Assert(!lp.arrays || scan->parallel_scan == NULL);
+#elif !defined(BTJIT_READPAGE_TAKES_ARRAY_KEYS)
 	Assert(lp.so->numArrayKeys == 0);
+#endif
 #ifdef BTJIT_READPAGE_OWNS_CHECKS
 	if (release != LEAFREAD_SERIAL && scan->parallel_scan != NULL)
 	{
 		for (int i = 0; i < lp.so->numberOfKeys; i++)
 			if (lp.so->keyData[i].sk_flags & BTJIT_KEYS_LEFT_TO_SERVER)
+			{
+				btjit_count_stock_leafread(scan->indexRelation,
+										   BTJIT_STOCK_ROW_COMPARE);
 				return LEAFREAD_LEFT_TO_SERVER;
+			}
 	}
 #endif
 	lp.page = BufferGetPage(lp.so->currPos.buf);
@@ -752,7 +847,11 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.check = check;
 	lp.counters = &counts->jit_checks;
 	if (unlikely(!leafread_begin(&lp, firstpage)))
+	{
+		btjit_count_stock_leafread(scan->indexRelation,
+								   btjit_array_keys_reason(lp.so));
 		return LEAFREAD_LEFT_TO_SERVER;
+	}
 	if (ScanDirectionIsForward(dir))
 		leafread_forward(&lp, offnum);
 	else
@@ -766,6 +865,9 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 				 RelationGetRelationName(scan->indexRelation));
 		pos->moreLeft = moreLeft;
 		pos->moreRight = moreRight;
+		/* the one key checkkeys.c's test of a tuple does not take */
+		btjit_count_stock_leafread(scan->indexRelation,
+								   BTJIT_STOCK_ROW_COMPARE);
 		return LEAFREAD_LEFT_TO_SERVER;
 	}
 #endif
@@ -869,6 +971,65 @@ leafread_dead_items(Page page)
 	return ndead;
 }
 
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+/*
+ * 17: what a read of a scan with array keys may change besides the
+ * position, through the server's _bt_checkkeys: the keys' current
+ * elements, the arrays' positions, and the flags for the next primitive
+ * scan.  verify puts them back between its two reads and compares them.
+ */
+typedef struct LeafreadArrays
+{
+	ScanKeyData *keys;
+	int		   *cur_elem;
+	bool		needPrimScan;
+	bool		scanBehind;
+} LeafreadArrays;
+
+static void
+leafread_arrays_save(BTScanOpaque so, LeafreadArrays *a)
+{
+	if (a->keys == NULL)
+	{
+		a->keys = palloc(sizeof(ScanKeyData) * Max(so->numberOfKeys, 1));
+		a->cur_elem = palloc(sizeof(int) * Max(so->numArrayKeys, 1));
+	}
+	memcpy(a->keys, so->keyData, sizeof(ScanKeyData) * so->numberOfKeys);
+	for (int i = 0; i < so->numArrayKeys; i++)
+		a->cur_elem[i] = so->arrayKeys[i].cur_elem;
+	a->needPrimScan = so->needPrimScan;
+	a->scanBehind = so->scanBehind;
+}
+
+static void
+leafread_arrays_restore(BTScanOpaque so, const LeafreadArrays *a)
+{
+	memcpy(so->keyData, a->keys, sizeof(ScanKeyData) * so->numberOfKeys);
+	for (int i = 0; i < so->numArrayKeys; i++)
+		so->arrayKeys[i].cur_elem = a->cur_elem[i];
+	so->needPrimScan = a->needPrimScan;
+	so->scanBehind = a->scanBehind;
+}
+
+/* The first of those that differs between the scan and 'ours', or NULL */
+static const char *
+leafread_arrays_difference(BTScanOpaque so, const LeafreadArrays *ours)
+{
+	for (int i = 0; i < so->numArrayKeys; i++)
+		if (so->arrayKeys[i].cur_elem != ours->cur_elem[i])
+			return "an array's current element";
+	for (int i = 0; i < so->numberOfKeys; i++)
+		if (so->keyData[i].sk_flags != ours->keys[i].sk_flags ||
+			so->keyData[i].sk_argument != ours->keys[i].sk_argument)
+			return "a scan key's value or flags";
+	if (so->needPrimScan != ours->needPrimScan)
+		return "needPrimScan";
+	if (so->scanBehind != ours->scanBehind)
+		return "scanBehind";
+	return NULL;
+}
+#endif
+
 /* reads of one page verify mode makes before it stops comparing */
 #define BTJIT_VERIFY_READ_ATTEMPTS 4
 
@@ -906,6 +1067,14 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 #ifdef BTJIT_READPAGE_OWNS_CHECKS
 	uint64		checks_before = 0;
 #endif
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	LeafreadArrays arrays_before = {0};
+	LeafreadArrays arrays_ours = {0};
+	bool		arrays = so->numArrayKeys != 0;
+
+	if (arrays)
+		leafread_arrays_save(so, &arrays_before);
+#endif
 
 	memcpy(before, &so->currPos, sizeof(BTScanPosData));
 	if (so->currTuples)
@@ -932,6 +1101,13 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 			memcpy(tuples_ours, so->currTuples, BLCKSZ);
 			memcpy(so->currTuples, tuples_before, BLCKSZ);
 		}
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		if (arrays)
+		{
+			leafread_arrays_save(so, &arrays_ours);
+			leafread_arrays_restore(so, &arrays_before);
+		}
+#endif
 
 		stock_result = BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
 		if (outcome == LEAFREAD_LEFT_TO_SERVER)
@@ -943,6 +1119,10 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 
 		difference = leafread_first_difference(&so->currPos, ours,
 											   so->currTuples, tuples_ours);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		if (arrays && difference == NULL)
+			difference = leafread_arrays_difference(so, &arrays_ours);
+#endif
 		if (likely(our_result == stock_result && difference == NULL) ||
 			!scan->ignore_killed_tuples ||
 			leafread_dead_items(page) == dead_before)
@@ -956,6 +1136,10 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		memcpy(&so->currPos, before, sizeof(BTScanPosData));
 		if (so->currTuples)
 			memcpy(so->currTuples, tuples_before, BLCKSZ);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		if (arrays)
+			leafread_arrays_restore(so, &arrays_before);
+#endif
 	}
 	if (unlikely(compared &&
 				 (our_result != stock_result || difference != NULL)))
@@ -993,10 +1177,45 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 	return stock_result;
 }
 
+#ifndef BTJIT_READPAGE_TAKES_ARRAY_KEYS
+/*
+ * Whether the module's read takes a scan with array keys: on 17 a serial
+ * scan whose every array is required in both directions (pg_compat.h,
+ * BTJIT_READPAGE_ARRAY_HANDOFF); a non-required array advances inside the
+ * server's _bt_check_compare, tuple by tuple, and a parallel scan
+ * schedules its primitive scans through the shared state.
+ */
+static inline bool
+leafread_takes_arrays(IndexScanDesc scan)
+{
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	if (scan->parallel_scan != NULL)
+		return false;
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		int			flags = so->keyData[i].sk_flags;
+
+		if ((flags & SK_SEARCHARRAY) &&
+			(flags & (SK_BT_REQFWD | SK_BT_REQBKWD)) !=
+			(SK_BT_REQFWD | SK_BT_REQBKWD))
+			return false;
+	}
+	return true;
+#else
+	(void) scan;
+	return false;
+#endif
+}
+#endif
+
 /*
  * The redirected _bt_readpage (15, 17, 18 and 19): the module's leaf read
  * (btjit_leafread) for a scan whose index has compiled scan-key checks,
- * else the original.  A scan with array keys keeps the server's; a
+ * else the original.  A scan with array keys is the module's on 15 and
+ * (with its arrays required) 17, and the server's on 18 and 19
+ * (pg_compat.h, BTJIT_READPAGE_TAKES_ARRAY_KEYS and _ARRAY_HANDOFF); a
  * parallel scan's read hands the next page to the other participants as
  * the server's does (leafread_release_parallel).  offnum arrives in 32
  * bits and is truncated here: gcc's callers leave the upper bits
@@ -1013,16 +1232,25 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 #endif
 {
 	Relation	rel = scan->indexRelation;
-	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	BtjitSlot  *slot;
 	BtjitCheckEntryFn check;
 #ifndef BTJIT_READPAGE_FIRSTPAGE
 	bool		firstpage = false;	/* 15 has no such argument */
 #endif
 
-	if (!btjit_code_active || so->numArrayKeys != 0)
+	if (!btjit_code_active)
 		return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum,
 									firstpage);
+#ifndef BTJIT_READPAGE_TAKES_ARRAY_KEYS
+	if (((BTScanOpaque) scan->opaque)->numArrayKeys != 0 &&
+		!leafread_takes_arrays(scan))
+	{
+		btjit_count_stock_leafread(rel,
+								   btjit_array_keys_reason((BTScanOpaque) scan->opaque));
+		return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum,
+									firstpage);
+	}
+#endif
 
 	slot = btjit_slot_for(rel);
 	check = btjit_slot_entry_CHECKKEYS(slot, rel);
@@ -1040,6 +1268,7 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 		return btjit_leafread_verify(scan, dir, (OffsetNumber) offnum,
 									 firstpage, check, slot->ix);
 	}
+	btjit_count_stock_leafread(rel, BTJIT_STOCK_NOT_COMPILED);
 	return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum, firstpage);
 }
 #endif							/* BTJIT_READPAGE_REDIRECTABLE */

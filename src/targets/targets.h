@@ -95,6 +95,44 @@ typedef struct BtjitLeafreadChecks
 #endif
 
 /*
+ * Count a scan-key check or a leaf read that ran the server's code (or, on
+ * 19, the module's C test of a declined tuple) in rel's state, when the
+ * slot holds it: one that does not has not been searched by this backend
+ * with the module on, and so is not one the module could have taken.
+ */
+static inline void
+btjit_count_stock_check(Relation rel, BtjitStockReason why)
+{
+	BtjitIndex *ix = btjit_slot_index(btjit_slot_for(rel), rel);
+
+	if (ix != NULL)
+		ix->counts.stock_checks[why]++;
+}
+
+static inline void
+btjit_count_stock_leafread(Relation rel, BtjitStockReason why)
+{
+	BtjitIndex *ix = btjit_slot_index(btjit_slot_for(rel), rel);
+
+	if (ix != NULL)
+		ix->counts.stock_leafreads[why]++;
+}
+
+/* Why a scan with array keys runs the server's code: skip arrays or not */
+static inline BtjitStockReason
+btjit_array_keys_reason(BTScanOpaque so)
+{
+#if PG_VERSION_NUM >= 180000
+	if (so->skipScan)
+		return BTJIT_STOCK_SKIP_ARRAYS;
+#endif
+	return BTJIT_STOCK_ARRAY_KEYS;
+}
+
+extern BtjitStockReason btjit_declined_reason(IndexScanDesc scan,
+											  IndexTuple tuple);
+
+/*
  * The common error hint of a verify mismatch: every target's verify
  * routine raises an ERROR naming the index and both results with it.
  */

@@ -138,16 +138,21 @@ class QueryGen:
         ])
 
     def pred_in(self, c):
-        """IN list or = / < / >= ANY (array), NULLs and cross-type arrays included."""
+        """IN list or = / < / >= ANY (array), NULLs and cross-type arrays
+        included; mostly short lists, sometimes of up to 1,000 elements
+        (unsorted, duplicates likely: the server sorts and deduplicates
+        them, and its arrays advance across pages)."""
         rng = self.rng
-        vals = c.const_list(rng, rng.randint(1, 6))
+        x = rng.random()
+        n = rng.randint(1, 6) if x < 0.75 else (rng.randint(7, 60) if x < 0.93 else rng.randint(100, 1000))
+        vals = c.const_list(rng, n)
         if rng.random() < 0.2:
             vals.append(f"NULL::{c.t.sql}")
         arr = f"ARRAY[{', '.join(vals)}]::{c.t.sql}[]"
         if rng.random() < 0.25 and c.t.int_cross:
             other = rng.choice(c.t.cross)
             vs = [str(min(max(c.const_int(rng), TYPES[other].lo), TYPES[other].hi))
-                  for _ in range(rng.randint(1, 5))]
+                  for _ in range(min(n, rng.randint(1, 5)) if n <= 6 else n)]
             arr = f"ARRAY[{', '.join(vs)}]::{other}[]"
         return rng.choice([
             f"{c.name} IN ({', '.join(vals)})",
@@ -209,8 +214,13 @@ class QueryGen:
         p = rng.randint(0, len(ix.keys))
         preds = []
         for k in ix.keys[:p]:
-            if rng.random() < 0.1:
+            x = rng.random()
+            if x < 0.1:
                 preds.append(f"{k.col.name} IS NULL")
+            elif x < 0.25:
+                # an array among the equalities: several arrays advance together
+                vals = k.col.const_list(rng, rng.randint(1, 8))
+                preds.append(f"{k.col.name} IN ({', '.join(vals)})")
             else:
                 preds.append(self.pred_eq(k.col))
         if p < len(ix.keys) and rng.random() < 0.8:

@@ -2,7 +2,8 @@
 # readers (REPEATABLE READ, btree_jit.enabled toggled mid-transaction and
 # rolled back, on/off compared), a parallel reader (parallel index and
 # index-only range scans, whose workers read leaf pages with the module's
-# walk under verify, on/off compared in one snapshot), writers (duplicates, ON CONFLICT, caught
+# walk under verify, and IN-list scans, on/off compared in one snapshot),
+# writers (duplicates, ON CONFLICT, caught
 # unique violations, splits), pgbench -S -M prepared, and a DDL session
 # (REINDEX [CONCURRENTLY], DROP/CREATE INDEX [CONCURRENTLY], ALTER COLUMN
 # TYPE, CLUSTER, VACUUM) for --minutes; errors are classified (deadlocks,
@@ -77,6 +78,11 @@ SET enable_bitmapscan = off;
 SQL
 	parallel_compare "SELECT count(*) AS c, coalesce(sum(id), 0) AS s FROM s_a WHERE k BETWEEN 20 AND 1800"
 	parallel_compare "SELECT count(*) AS c, coalesce(sum(k), 0) AS s FROM s_a WHERE k > 300 AND k < 1900"
+	# IN-lists (array keys; 15 and 17 read them with the module's walk):
+	# one array, an array after an equality, and arrays on two columns
+	parallel_compare "SELECT count(*) AS c, coalesce(sum(id), 0) AS s FROM s_a WHERE k = ANY (ARRAY(SELECT generate_series(7, 1990, 29)))"
+	parallel_compare "SELECT count(*) AS c, coalesce(sum(id), 0) AS s FROM s_a WHERE g = 3 AND k IN (5, 77, 300, 301, 1500, 1999)"
+	parallel_compare "SELECT count(*) AS c, coalesce(sum(v), 0) AS s FROM s_a WHERE g IN (1, 4, 9) AND k = ANY ('{12, 400, 401, 1700}'::int8[])"
 } >"$work/preader.sql"
 cat >"$work/writer.sql" <<'SQL'
 SELECT '@@W ' || stress_write(4);
@@ -168,7 +174,7 @@ ndups=$(cat "$work"/writer*.out | sed -n 's/^@@W //p' | sum_lines)
 nddl=$(grep -c ';$' "$work/ddl.sql")
 ddl_loops=$(grep -c '^@@DDL' "$work/ddl.out" || true)
 echo "   readers: $nprobes stress_probe calls (x6 probes, each on and off in one snapshot), $nshow setting checks after ROLLBACK/COMMIT/ROLLBACK TO"
-echo "   parallel reader: $npar range scans compared on/off in one snapshot"
+echo "   parallel reader: $npar range and IN-list scans compared on/off in one snapshot"
 echo "   writers: $nwrites stress_write calls (x4 writes), $ndups unique violations caught"
 echo "   DDL session: $ddl_loops complete loops of $nddl statements (REINDEX [CONCURRENTLY], DROP/CREATE INDEX [CONCURRENTLY], ALTER COLUMN TYPE x4, CLUSTER, VACUUM)"
 echo "   error classes: $(for k in "${!cls[@]}"; do printf '%s=%s ' "$k" "${cls[$k]}"; done)"

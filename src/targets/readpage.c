@@ -248,6 +248,17 @@ typedef enum LeafreadRelease
 } LeafreadRelease;
 
 /*
+ * Whether the read is of a scan with array keys (17 only: pg_compat.h,
+ * BTJIT_READPAGE_ARRAY_HANDOFF).  A constant of each copy of the walk, so
+ * that a scan without arrays has no test for them.
+ */
+typedef enum LeafreadKeys
+{
+	LEAFREAD_PLAIN_KEYS,
+	LEAFREAD_ARRAY_KEYS
+} LeafreadKeys;
+
+/*
  * One read of a leaf page: what the walk in either direction works with.
  * On 17 and 18 the compiled check is handed the continuescan of a
  * BTReadPageState set up as the server sets up its own: the check reads
@@ -276,7 +287,10 @@ typedef struct LeafreadPage
 	bool	   *continuescan;	/* pstate's, or the caller's own (15),
 								 * or a BtjitLeafreadChecks' (19) */
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-	bool		arrays;			/* the scan has (required) array keys */
+	bool		arrays_to_server;	/* LEAFREAD_ARRAY_KEYS: test with the
+									 * server's _bt_checkkeys until a tuple
+									 * passes (leafread_test_arrays) */
+	uint64	   *stock_array_checks; /* the index's counter of those tests */
 #endif
 } LeafreadPage;
 
@@ -392,7 +406,7 @@ typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, BTReadPageState *pstate,
 static pg_noinline bool
 leafread_arrays_decide(LeafreadPage *lp, IndexTuple itup, int tupnatts)
 {
-	btjit_count_stock_check(lp->scan->indexRelation, BTJIT_STOCK_ARRAY_KEYS);
+	(*lp->stock_array_checks)++;
 	lp->pstate->continuescan = true;
 	return ((BtjitCheckkeysFn) btjit_module.stock[BTJIT_TARGET_CHECKKEYS])
 		(lp->scan, lp->pstate, true, itup, tupnatts);
@@ -414,26 +428,55 @@ leafread_arrays_skip(LeafreadPage *lp)
 }
 #endif
 
-/* The walk's test of the tuple at offnum, with the page's read state */
-static pg_attribute_always_inline bool
-leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum)
-{
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+/*
+ * The test of a tuple in a scan with array keys: the compiled check, and
+ * the server's _bt_checkkeys where it ends the scan.  When the server's
+ * then finds the tuple before the arrays' current elements (it fails, and
+ * the scan goes on), the tuples after it are most likely before them too:
+ * they go straight to the server's test, which alone can say so, until
+ * one passes.  Either test's answer is the server's (src/README, "Array
+ * keys in the leaf read").
+ */
+static pg_attribute_always_inline bool
+leafread_test_arrays(LeafreadPage *lp, IndexTuple itup)
+{
 	bool		passes;
 
-	lp->pstate->offnum = offnum;
+	if (lp->arrays_to_server)
+	{
+		passes = leafread_arrays_decide(lp, itup, lp->natts);
+		if (passes)
+			lp->arrays_to_server = false;
+		return passes;
+	}
 	passes = lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
 					   lp->continuescan, lp->counters);
-	if (unlikely(!*lp->continuescan) && lp->arrays)
+	if (unlikely(!*lp->continuescan))
+	{
 		passes = leafread_arrays_decide(lp, itup, lp->natts);
+		lp->arrays_to_server = !passes && *lp->continuescan;
+	}
 	return passes;
-#else
+}
+#endif
+
+/* The walk's test of the tuple at offnum, with the page's read state */
+static pg_attribute_always_inline bool
+leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum,
+			  LeafreadKeys keys)
+{
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
 	lp->pstate->offnum = offnum;
 #endif
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	if (keys == LEAFREAD_ARRAY_KEYS)
+		return leafread_test_arrays(lp, itup);
+#else
+	(void) keys;
+#endif
 	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
 					 lp->continuescan, lp->counters);
-#endif
 }
 
 #if PG_VERSION_NUM < 180000
@@ -481,7 +524,7 @@ leafread_release_parallel(LeafreadPage *lp)
  * released nothing.
  */
 static pg_attribute_always_inline bool
-leafread_begin(LeafreadPage *lp, bool firstpage)
+leafread_begin(LeafreadPage *lp, bool firstpage, LeafreadKeys keys)
 {
 	BTScanOpaque so = lp->so;
 
@@ -519,7 +562,8 @@ leafread_begin(LeafreadPage *lp, bool firstpage)
 	lp->pstate->dir = lp->dir;
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	/* the arrays' advancement looks at the page's last tuple up front */
-	if (lp->arrays)
+	lp->arrays_to_server = false;
+	if (keys == LEAFREAD_ARRAY_KEYS)
 	{
 		if (ScanDirectionIsForward(lp->dir) && !P_RIGHTMOST(lp->opaque))
 			lp->pstate->finaltup = (IndexTuple)
@@ -634,7 +678,7 @@ leafread_take_run(LeafreadPage *lp, OffsetNumber offnum, bool forward,
 
 /* The walk forward from offnum, the high key, and the position's items */
 static pg_attribute_always_inline void
-leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
+leafread_forward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 {
 	BTScanOpaque so = lp->so;
 	Page		page = lp->page;
@@ -654,7 +698,7 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 		if (lp->skip_dead && ItemIdIsDead(iid))
 			continue;
 		itup = (IndexTuple) PageGetItem(page, iid);
-		if (leafread_test(lp, itup, offnum))
+		if (leafread_test(lp, itup, offnum, keys))
 		{
 			leafread_matched(lp);
 			itemIndex = leafread_save(so->currPos.items, so->currTuples,
@@ -667,6 +711,7 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 		if (!*continuescan)
 			break;
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		if (keys == LEAFREAD_ARRAY_KEYS)
 		{
 			OffsetNumber skip = leafread_arrays_skip(lp);
 
@@ -694,12 +739,14 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 #elif defined(BTJIT_CHECKKEYS_READPAGE_STATE)
 		lp->pstate->prechecked = false;
 #endif
-		(void) lp->check(lp->scan, hikey, hikey_natts, (int) lp->dir,
-						 continuescan, lp->counters);
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-		if (!*continuescan && lp->arrays)
+		/* the server's test, which may advance the arrays from it */
+		if (keys == LEAFREAD_ARRAY_KEYS)
 			(void) leafread_arrays_decide(lp, hikey, hikey_natts);
+		else
 #endif
+			(void) lp->check(lp->scan, hikey, hikey_natts, (int) lp->dir,
+							 continuescan, lp->counters);
 	}
 	if (!*continuescan)
 		so->currPos.moreRight = false;
@@ -710,7 +757,7 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum)
 
 /* The walk backward from offnum, and the position's items */
 static pg_attribute_always_inline void
-leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
+leafread_backward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 {
 	BTScanOpaque so = lp->so;
 	Page		page = lp->page;
@@ -739,7 +786,7 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
 			alive = false;
 		}
 		itup = (IndexTuple) PageGetItem(page, iid);
-		if (leafread_test(lp, itup, offnum) && alive)
+		if (leafread_test(lp, itup, offnum, keys) && alive)
 		{
 			leafread_matched(lp);
 			itemIndex = leafread_save(so->currPos.items, so->currTuples,
@@ -755,6 +802,7 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum)
 			break;
 		}
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		if (keys == LEAFREAD_ARRAY_KEYS)
 		{
 			OffsetNumber skip = leafread_arrays_skip(lp);
 
@@ -795,7 +843,7 @@ typedef enum LeafreadOutcome
 static pg_attribute_always_inline LeafreadOutcome
 leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 			 bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts,
-			 LeafreadRelease release)
+			 LeafreadRelease release, LeafreadKeys keys)
 {
 	LeafreadPage lp;
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
@@ -819,8 +867,8 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.scan = scan;
 	lp.so = (BTScanOpaque) scan->opaque;
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-	lp.arrays = lp.so->numArrayKeys != 0;
-	Assert(!lp.arrays || scan->parallel_scan == NULL);
+	Assert((keys == LEAFREAD_ARRAY_KEYS) == (lp.so->numArrayKeys != 0));
+	Assert(keys == LEAFREAD_PLAIN_KEYS || scan->parallel_scan == NULL);
 #elif !defined(BTJIT_READPAGE_TAKES_ARRAY_KEYS)
 	Assert(lp.so->numArrayKeys == 0);
 #endif
@@ -846,16 +894,19 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.release = release;
 	lp.check = check;
 	lp.counters = &counts->jit_checks;
-	if (unlikely(!leafread_begin(&lp, firstpage)))
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	lp.stock_array_checks = &counts->stock_checks[BTJIT_STOCK_ARRAY_KEYS];
+#endif
+	if (unlikely(!leafread_begin(&lp, firstpage, keys)))
 	{
 		btjit_count_stock_leafread(scan->indexRelation,
 								   btjit_array_keys_reason(lp.so));
 		return LEAFREAD_LEFT_TO_SERVER;
 	}
 	if (ScanDirectionIsForward(dir))
-		leafread_forward(&lp, offnum);
+		leafread_forward(&lp, offnum, keys);
 	else
-		leafread_backward(&lp, offnum);
+		leafread_backward(&lp, offnum, keys);
 #ifdef BTJIT_READPAGE_OWNS_CHECKS
 	if (unlikely(checks.declined))
 	{
@@ -878,15 +929,17 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 
 /*
  * The module's read of a leaf page, or the server's: true if anything
- * matched.  A copy for serial scans and one for parallel ones.
+ * matched.  A copy for serial scans, one for parallel ones, and on 17 one
+ * for serial scans with array keys.
  */
 static pg_attribute_always_inline bool
 leafread_or_stock(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 				  bool firstpage, BtjitCheckEntryFn check,
-				  BtjitIndexStats *counts, LeafreadRelease release)
+				  BtjitIndexStats *counts, LeafreadRelease release,
+				  LeafreadKeys keys)
 {
 	LeafreadOutcome outcome = leafread_run(scan, dir, offnum, firstpage, check,
-										   counts, release);
+										   counts, release, keys);
 
 	if (unlikely(outcome == LEAFREAD_LEFT_TO_SERVER))
 		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
@@ -898,8 +951,19 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
 {
 	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
-							 LEAFREAD_SERIAL);
+							 LEAFREAD_SERIAL, LEAFREAD_PLAIN_KEYS);
 }
+
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+static pg_noinline bool
+btjit_leafread_arrays(IndexScanDesc scan, ScanDirection dir,
+					  OffsetNumber offnum, bool firstpage,
+					  BtjitCheckEntryFn check, BtjitIndexStats *counts)
+{
+	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
+							 LEAFREAD_SERIAL, LEAFREAD_ARRAY_KEYS);
+}
+#endif
 
 static pg_noinline bool
 btjit_leafread_parallel(IndexScanDesc scan, ScanDirection dir,
@@ -907,7 +971,7 @@ btjit_leafread_parallel(IndexScanDesc scan, ScanDirection dir,
 						BtjitCheckEntryFn check, BtjitIndexStats *counts)
 {
 	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
-							 LEAFREAD_RELEASES);
+							 LEAFREAD_RELEASES, LEAFREAD_PLAIN_KEYS);
 }
 
 /* The first field of the scan position that differs, or NULL */
@@ -1030,6 +1094,86 @@ leafread_arrays_difference(BTScanOpaque so, const LeafreadArrays *ours)
 }
 #endif
 
+/*
+ * What a read writes into the scan, as verify saves it: the position, the
+ * saved tuples of an index-only scan, and on 17 the arrays.  verify puts
+ * the scan back to it between its two reads, and compares the scan with
+ * the module's after them.
+ */
+typedef struct LeafreadScanState
+{
+	BTScanPosData pos;
+	char	   *tuples;			/* a copy of so->currTuples, or NULL */
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	LeafreadArrays arrays;
+#endif
+} LeafreadScanState;
+
+static LeafreadScanState *
+leafread_state_new(BTScanOpaque so)
+{
+	LeafreadScanState *st = palloc0(sizeof(LeafreadScanState));
+
+	if (so->currTuples)
+		st->tuples = palloc(BLCKSZ);
+	return st;
+}
+
+static void
+leafread_state_free(LeafreadScanState *st)
+{
+	if (st->tuples)
+		pfree(st->tuples);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	if (st->arrays.keys)
+	{
+		pfree(st->arrays.keys);
+		pfree(st->arrays.cur_elem);
+	}
+#endif
+	pfree(st);
+}
+
+static void
+leafread_state_save(BTScanOpaque so, LeafreadScanState *st)
+{
+	memcpy(&st->pos, &so->currPos, sizeof(BTScanPosData));
+	if (st->tuples)
+		memcpy(st->tuples, so->currTuples, BLCKSZ);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	if (so->numArrayKeys != 0)
+		leafread_arrays_save(so, &st->arrays);
+#endif
+}
+
+static void
+leafread_state_restore(BTScanOpaque so, const LeafreadScanState *st)
+{
+	memcpy(&so->currPos, &st->pos, sizeof(BTScanPosData));
+	if (st->tuples)
+		memcpy(so->currTuples, st->tuples, BLCKSZ);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	if (so->numArrayKeys != 0)
+		leafread_arrays_restore(so, &st->arrays);
+#endif
+}
+
+/* The first thing in which the scan differs from 'ours', or NULL */
+static const char *
+leafread_state_difference(BTScanOpaque so, const LeafreadScanState *ours)
+{
+	const char *difference = leafread_first_difference(&so->currPos,
+													   &ours->pos,
+													   so->currTuples,
+													   ours->tuples);
+
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	if (difference == NULL && so->numArrayKeys != 0)
+		difference = leafread_arrays_difference(so, &ours->arrays);
+#endif
+	return difference;
+}
+
 /* reads of one page verify mode makes before it stops comparing */
 #define BTJIT_VERIFY_READ_ATTEMPTS 4
 
@@ -1037,15 +1181,15 @@ leafread_arrays_difference(BTScanOpaque so, const LeafreadArrays *ours)
  * verify mode: the module's leaf read runs first, from the scan position
  * as the caller left it, and its result is put aside; the position is put
  * back and the server's _bt_readpage runs.  Every byte of the position and
- * of the saved tuples must then agree, and the server's result stands.
- * A scan that skips killed tuples reads the page's LP_DEAD bits, which
- * another backend may set between the two reads: a difference that comes
- * with more dead items is read again (both sides), and a page that keeps
- * changing is left uncompared (not counted as verified) rather than
- * reported.  On 19, where the compiled checks have no server function to be
- * compared with one by one, the checks of a compared read count as
- * verified: each decided an item of the position, or where the walk
- * stopped.
+ * of the saved tuples (on 17 also the arrays' state) must then agree, and
+ * the server's result stands.  A scan that skips killed tuples reads the
+ * page's LP_DEAD bits, which another backend may set between the two
+ * reads: a difference that comes with more dead items is read again (both
+ * sides), and a page that keeps changing is left uncompared (not counted
+ * as verified) rather than reported.  On 19, where the compiled checks
+ * have no server function to be compared with one by one, the checks of a
+ * compared read count as verified: each decided an item of the position,
+ * or where the walk stopped.
  */
 static pg_noinline bool
 btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
@@ -1053,10 +1197,9 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 					  BtjitCheckEntryFn check, BtjitIndex *ix)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	BTScanPosData *before = palloc(sizeof(BTScanPosData));
-	BTScanPosData *ours = palloc(sizeof(BTScanPosData));
-	char	   *tuples_before = NULL;
-	char	   *tuples_ours = NULL;
+	LeafreadScanState *before = leafread_state_new(so);
+	LeafreadScanState *ours = leafread_state_new(so);
+	LeafreadKeys keys = LEAFREAD_PLAIN_KEYS;
 	LeafreadOutcome outcome;
 	bool		our_result;
 	bool		stock_result;
@@ -1067,23 +1210,12 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 #ifdef BTJIT_READPAGE_OWNS_CHECKS
 	uint64		checks_before = 0;
 #endif
+
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-	LeafreadArrays arrays_before = {0};
-	LeafreadArrays arrays_ours = {0};
-	bool		arrays = so->numArrayKeys != 0;
-
-	if (arrays)
-		leafread_arrays_save(so, &arrays_before);
+	if (so->numArrayKeys != 0)
+		keys = LEAFREAD_ARRAY_KEYS;
 #endif
-
-	memcpy(before, &so->currPos, sizeof(BTScanPosData));
-	if (so->currTuples)
-	{
-		tuples_before = palloc(BLCKSZ);
-		tuples_ours = palloc(BLCKSZ);
-		memcpy(tuples_before, so->currTuples, BLCKSZ);
-	}
-
+	leafread_state_save(so, before);
 	for (int attempt = 1;; attempt++)
 	{
 		int			dead_before = leafread_dead_items(page);
@@ -1092,22 +1224,10 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		checks_before = ix->counts.jit_checks;
 #endif
 		outcome = leafread_run(scan, dir, offnum, firstpage, check,
-							   &ix->counts, LEAFREAD_LEAVES_RELEASE);
+							   &ix->counts, LEAFREAD_LEAVES_RELEASE, keys);
 		our_result = outcome == LEAFREAD_MATCHED;
-		memcpy(ours, &so->currPos, sizeof(BTScanPosData));
-		memcpy(&so->currPos, before, sizeof(BTScanPosData));
-		if (so->currTuples)
-		{
-			memcpy(tuples_ours, so->currTuples, BLCKSZ);
-			memcpy(so->currTuples, tuples_before, BLCKSZ);
-		}
-#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-		if (arrays)
-		{
-			leafread_arrays_save(so, &arrays_ours);
-			leafread_arrays_restore(so, &arrays_before);
-		}
-#endif
+		leafread_state_save(so, ours);
+		leafread_state_restore(so, before);
 
 		stock_result = BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
 		if (outcome == LEAFREAD_LEFT_TO_SERVER)
@@ -1117,12 +1237,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 			break;
 		}
 
-		difference = leafread_first_difference(&so->currPos, ours,
-											   so->currTuples, tuples_ours);
-#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-		if (arrays && difference == NULL)
-			difference = leafread_arrays_difference(so, &arrays_ours);
-#endif
+		difference = leafread_state_difference(so, ours);
 		if (likely(our_result == stock_result && difference == NULL) ||
 			!scan->ignore_killed_tuples ||
 			leafread_dead_items(page) == dead_before)
@@ -1133,13 +1248,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 			compared = false;
 			break;
 		}
-		memcpy(&so->currPos, before, sizeof(BTScanPosData));
-		if (so->currTuples)
-			memcpy(so->currTuples, tuples_before, BLCKSZ);
-#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-		if (arrays)
-			leafread_arrays_restore(so, &arrays_before);
-#endif
+		leafread_state_restore(so, before);
 	}
 	if (unlikely(compared &&
 				 (our_result != stock_result || difference != NULL)))
@@ -1154,7 +1263,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 						   stock_result ? "true" : "false",
 						   so->currPos.firstItem, so->currPos.lastItem,
 						   our_result ? "true" : "false",
-						   ours->firstItem, ours->lastItem,
+						   ours->pos.firstItem, ours->pos.lastItem,
 						   difference ? difference : "the result",
 						   ix->signature),
 				 errhint(BTJIT_VERIFY_HINT)));
@@ -1166,14 +1275,8 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		ix->counts.verified_checks += ix->counts.jit_checks - checks_before;
 #endif
 	}
-
-	pfree(before);
-	pfree(ours);
-	if (tuples_before)
-	{
-		pfree(tuples_before);
-		pfree(tuples_ours);
-	}
+	leafread_state_free(before);
+	leafread_state_free(ours);
 	return stock_result;
 }
 
@@ -1258,6 +1361,12 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 	{
 		if (likely(btjit_fast_ok))
 		{
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+			if (((BTScanOpaque) scan->opaque)->numArrayKeys != 0)
+				return btjit_leafread_arrays(scan, dir, (OffsetNumber) offnum,
+											 firstpage, check,
+											 &slot->ix->counts);
+#endif
 			if (likely(scan->parallel_scan == NULL))
 				return btjit_leafread(scan, dir, (OffsetNumber) offnum,
 									  firstpage, check, &slot->ix->counts);

@@ -217,10 +217,12 @@ extern void btjit_dispatch_init(void *const *stock_entries);
 /* ---- Per-index state (jitcache.c) ---- */
 
 /*
- * Why a scan-key check or a leaf read of an index whose code is compiled
- * (or could be) ran the server's code rather than compiled code: the
- * reasons of btree_jit_stock_calls.  On 19 a tuple the compiled check
- * declines is tested by the module's C (checkkeys.c), and counts here.
+ * Why a leaf read ran the server's code rather than the module's, or why
+ * the module's read handed a tuple's key test to the server's code: the
+ * reasons of btree_jit_stock_calls.  The tuples of a page the server
+ * reads are not counted one by one (a lookup per tuple would cost the
+ * server's path); on 19 a tuple the compiled check declines is tested by
+ * the module's C (checkkeys.c), and counts as a key check here.
  */
 typedef enum BtjitStockReason
 {

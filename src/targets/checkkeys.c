@@ -121,13 +121,13 @@ btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
 	BtjitSlot  *slot;
 	BtjitCheckEntryFn entry;
 
-	if (!btjit_code_active)
+	/*
+	 * A scan with arrays is here only from the server's leaf read, which
+	 * counts as such (btree_jit_stock_calls counts its pages, not each
+	 * tuple: a lookup per tuple would cost the server's path).
+	 */
+	if (!btjit_code_active || arrayKeys || so->numArrayKeys != 0)
 		return BTJIT_STOCK_CHECK(scan, pstate, arrayKeys, tuple, tupnatts);
-	if (arrayKeys || so->numArrayKeys != 0)
-	{
-		btjit_count_stock_check(rel, btjit_array_keys_reason(so));
-		return BTJIT_STOCK_CHECK(scan, pstate, arrayKeys, tuple, tupnatts);
-	}
 
 	slot = btjit_slot_for(rel);
 	entry = btjit_slot_entry_CHECKKEYS(slot, rel);
@@ -139,7 +139,6 @@ btjit_dispatch_check(IndexScanDesc scan, BTReadPageState *pstate,
 						 &pstate->continuescan, &slot->ix->counts.jit_checks);
 		return btjit_verify_check(scan, pstate, tuple, tupnatts, slot->ix);
 	}
-	btjit_count_stock_check(rel, BTJIT_STOCK_NOT_COMPILED);
 	return BTJIT_STOCK_CHECK(scan, pstate, false, tuple, tupnatts);
 }
 
@@ -208,7 +207,6 @@ btjit_dispatch_check(IndexScanDesc scan, IndexTuple tuple, int tupnatts,
 		return btjit_verify_check(scan, tuple, tupnatts, dir, continuescan,
 								  slot->ix);
 	}
-	btjit_count_stock_check(rel, BTJIT_STOCK_NOT_COMPILED);
 	return BTJIT_STOCK_CHECK(scan, tuple, tupnatts, dir, continuescan);
 }
 

@@ -1377,7 +1377,8 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 		return btjit_leafread_verify(scan, dir, (OffsetNumber) offnum,
 									 firstpage, check, slot->ix);
 	}
-	btjit_count_stock_leafread(rel, BTJIT_STOCK_NOT_COMPILED);
+	btjit_count_stock_in_slot(slot, rel, stock_leafreads,
+							  BTJIT_STOCK_NOT_COMPILED);
 	return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum, firstpage);
 }
 #endif							/* BTJIT_READPAGE_REDIRECTABLE */

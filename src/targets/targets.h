@@ -118,6 +118,18 @@ btjit_count_stock_leafread(Relation rel, BtjitStockReason why)
 		ix->counts.stock_leafreads[why]++;
 }
 
+/*
+ * The same, where the dispatcher has looked up rel's slot already (the
+ * path of an index without compiled code, which costs one slot test).
+ */
+#define btjit_count_stock_in_slot(slot, rel, counter, why) \
+	do { \
+		BtjitIndex *ix_ = btjit_slot_index((slot), (rel)); \
+		\
+		if (ix_ != NULL) \
+			ix_->counts.counter[(why)]++; \
+	} while (0)
+
 /* Why a scan with array keys runs the server's code: skip arrays or not */
 static inline BtjitStockReason
 btjit_array_keys_reason(BTScanOpaque so)

@@ -14,6 +14,8 @@
 --         sp prime to 2,000, k = 0..99 in a scrambled order (the server
 --         sorts the array; from 17 on, one descent can serve many of its
 --         elements)
+--   pl3   50,000 lists of 3 random keys k of data_asof's ta (0..1,999: each
+--         key has 1,000 rows, about four leaf pages of ta_k_ts)
 -- one transaction: with wal_level = minimal the bulk load skips WAL
 BEGIN;
 SELECT setseed(0.5151);
@@ -37,5 +39,10 @@ SELECT i, a, ARRAY(SELECT (st + ((j * 37) % 100) * sp) % 2000
                10 * floor(random() * 200)::int4
                + (ARRAY[1, 3, 7, 9])[1 + floor(random() * 4)::int4] AS sp
           FROM generate_series(1, 50000) i) s;
+CREATE TABLE pl3 (i int4 NOT NULL, ks int4[] NOT NULL);
+INSERT INTO pl3
+SELECT i, ARRAY[floor(random() * 2000)::int4, floor(random() * 2000)::int4,
+                floor(random() * 2000)::int4]
+  FROM generate_series(1, 50000) i;
 COMMIT;
-VACUUM (FREEZE, ANALYZE) tb, pl10, pl100;
+VACUUM (FREEZE, ANALYZE) tb, pl10, pl100, pl3;

@@ -16,8 +16,8 @@
 -- @index t4_pkey tb_pkey ta_k_ts
 -- @unit list
 -- @n_full 50000
--- @n_timing 20000
--- @n_callgrind 2000
+-- @n_timing 5000
+-- @n_callgrind 500
 -- @target 1.5
 
 -- @section session

@@ -484,33 +484,65 @@ btree_jit_compile(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/* What btree_jit_index_counters() hands each shared entry. */
-typedef struct BtjitCountersScan
+/* The rows a function over the shared entries puts out for one entry. */
+typedef void (*BtjitEntryRowsFn) (const BtjitIndexStatsRow *row,
+								  ReturnSetInfo *rsinfo);
+
+/* What btjit_visible_entries() hands each shared entry. */
+typedef struct BtjitEntriesScan
 {
 	ReturnSetInfo *rsinfo;
 	bool		all_databases;	/* the caller may see every database's */
-} BtjitCountersScan;
+	BtjitEntryRowsFn rows;
+} BtjitEntriesScan;
 
 /*
- * One row of btree_jit_index_counters(), for one shared entry: of the
- * current database or a shared catalog, or of any database for members of
- * pg_read_all_stats (an index's OID, key signature and counts say what
- * another database's application does, as its queries do in
- * pg_stat_statements).
+ * A shared entry the caller may see: of the current database or a shared
+ * catalog, or of any database for members of pg_read_all_stats (an
+ * index's OID, key signature and counts say what another database's
+ * application does, as its queries do in pg_stat_statements).
  */
 static void
-btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
+btjit_visible_entry(const BtjitIndexStatsRow *row, void *arg)
 {
-	BtjitCountersScan *scan = (BtjitCountersScan *) arg;
-	ReturnSetInfo *rsinfo = scan->rsinfo;
+	BtjitEntriesScan *scan = (BtjitEntriesScan *) arg;
+
+	if (!scan->all_databases && OidIsValid(row->dbid) &&
+		row->dbid != MyDatabaseId)
+		return;
+	scan->rows(row, scan->rsinfo);
+}
+
+/*
+ * A set-returning function over the shared entries the caller may see,
+ * declared with ncolumns columns: rows() puts out each entry's rows.
+ */
+static Datum
+btjit_visible_entries(FunctionCallInfo fcinfo, const char *function,
+					  int ncolumns, BtjitEntryRowsFn rows)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BtjitEntriesScan scan;
+
+	InitMaterializedSRF(fcinfo, 0);
+	btjit_check_result_columns(function, rsinfo->setDesc, ncolumns);
+	scan.rsinfo = rsinfo;
+	scan.all_databases = has_privs_of_role(GetUserId(),
+										   ROLE_PG_READ_ALL_STATS);
+	scan.rows = rows;
+	btjit_stats_foreach(btjit_visible_entry, &scan);
+	return (Datum) 0;
+}
+
+/* One row of btree_jit_index_counters(), for one shared entry. */
+static void
+btjit_counters_row(const BtjitIndexStatsRow *row, ReturnSetInfo *rsinfo)
+{
 	int			natts = rsinfo->setDesc->natts;
 	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_4];
 	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_4];
 	int			i = 0;
 
-	if (!scan->all_databases && OidIsValid(row->dbid) &&
-		row->dbid != MyDatabaseId)
-		return;
 	memset(nulls, 0, sizeof(nulls));
 	values[i++] = ObjectIdGetDatum(row->dbid);
 	values[i++] = ObjectIdGetDatum(row->indexrelid);
@@ -559,17 +591,8 @@ btjit_counters_row(const BtjitIndexStatsRow *row, void *arg)
 static Datum
 btjit_index_counters_internal(FunctionCallInfo fcinfo, int ncolumns)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	BtjitCountersScan scan;
-
-	InitMaterializedSRF(fcinfo, 0);
-	btjit_check_result_columns("btree_jit_index_counters", rsinfo->setDesc,
-							   ncolumns);
-	scan.rsinfo = rsinfo;
-	scan.all_databases = has_privs_of_role(GetUserId(),
-										   ROLE_PG_READ_ALL_STATS);
-	btjit_stats_foreach(btjit_counters_row, &scan);
-	return (Datum) 0;
+	return btjit_visible_entries(fcinfo, "btree_jit_index_counters", ncolumns,
+								 btjit_counters_row);
 }
 
 Datum
@@ -602,14 +625,8 @@ btree_jit_index_counters_1_4(PG_FUNCTION_ARGS)
  * counted anything.
  */
 static void
-btjit_stock_calls_rows(const BtjitIndexStatsRow *row, void *arg)
+btjit_stock_calls_rows(const BtjitIndexStatsRow *row, ReturnSetInfo *rsinfo)
 {
-	BtjitCountersScan *scan = (BtjitCountersScan *) arg;
-	ReturnSetInfo *rsinfo = scan->rsinfo;
-
-	if (!scan->all_databases && OidIsValid(row->dbid) &&
-		row->dbid != MyDatabaseId)
-		return;
 	for (int w = 0; w < BTJIT_STOCK_NWORKS; w++)
 	{
 		const uint64 *by_reason = btjit_stock_counts(&row->counts, w);
@@ -641,17 +658,9 @@ btjit_stock_calls_rows(const BtjitIndexStatsRow *row, void *arg)
 Datum
 btree_jit_stock_calls(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	BtjitCountersScan scan;
-
-	InitMaterializedSRF(fcinfo, 0);
-	btjit_check_result_columns("btree_jit_stock_calls", rsinfo->setDesc,
-							   BTJIT_STOCK_CALLS_COLS);
-	scan.rsinfo = rsinfo;
-	scan.all_databases = has_privs_of_role(GetUserId(),
-										   ROLE_PG_READ_ALL_STATS);
-	btjit_stats_foreach(btjit_stock_calls_rows, &scan);
-	return (Datum) 0;
+	return btjit_visible_entries(fcinfo, "btree_jit_stock_calls",
+								 BTJIT_STOCK_CALLS_COLS,
+								 btjit_stock_calls_rows);
 }
 
 /* btree_jit_indexes_info(): the shared table's bound, size and evictions. */

@@ -413,18 +413,19 @@ leafread_arrays_decide(LeafreadPage *lp, IndexTuple itup, int tupnatts)
 }
 
 /*
- * Where the server's decision moved the walk: the next offset to test, or
- * InvalidOffsetNumber to go on as usual.  Read once per tuple.
+ * Where the server's decision moved the walk: the offset the walk's loop
+ * steps from, so that its next step lands on pstate->skip, or offnum to go
+ * on as usual.  Read once per tuple.
  */
 static pg_attribute_always_inline OffsetNumber
-leafread_arrays_skip(LeafreadPage *lp)
+leafread_arrays_skip(LeafreadPage *lp, OffsetNumber offnum, bool forward)
 {
 	OffsetNumber skip = lp->pstate->skip;
 
 	if (likely(!OffsetNumberIsValid(skip)))
-		return InvalidOffsetNumber;
+		return offnum;
 	lp->pstate->skip = InvalidOffsetNumber;
-	return skip;
+	return forward ? OffsetNumberPrev(skip) : OffsetNumberNext(skip);
 }
 #endif
 
@@ -712,13 +713,7 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 			break;
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 		if (keys == LEAFREAD_ARRAY_KEYS)
-		{
-			OffsetNumber skip = leafread_arrays_skip(lp);
-
-			/* the loop steps onto it */
-			if (unlikely(skip != InvalidOffsetNumber))
-				offnum = OffsetNumberPrev(skip);
-		}
+			offnum = leafread_arrays_skip(lp, offnum, true);
 #endif
 	}
 
@@ -803,13 +798,7 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 		}
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 		if (keys == LEAFREAD_ARRAY_KEYS)
-		{
-			OffsetNumber skip = leafread_arrays_skip(lp);
-
-			/* the loop steps onto it */
-			if (unlikely(skip != InvalidOffsetNumber))
-				offnum = OffsetNumberNext(skip);
-		}
+			offnum = leafread_arrays_skip(lp, offnum, false);
 #endif
 	}
 	so->currPos.firstItem = itemIndex;

@@ -99,28 +99,8 @@ typedef struct BtjitLeafreadChecks
  * 19, the module's C test of a declined tuple) in rel's state, when the
  * slot holds it: one that does not has not been searched by this backend
  * with the module on, and so is not one the module could have taken.
- */
-static inline void
-btjit_count_stock_check(Relation rel, BtjitStockReason why)
-{
-	BtjitIndex *ix = btjit_slot_index(btjit_slot_for(rel), rel);
-
-	if (ix != NULL)
-		ix->counts.stock_checks[why]++;
-}
-
-static inline void
-btjit_count_stock_leafread(Relation rel, BtjitStockReason why)
-{
-	BtjitIndex *ix = btjit_slot_index(btjit_slot_for(rel), rel);
-
-	if (ix != NULL)
-		ix->counts.stock_leafreads[why]++;
-}
-
-/*
- * The same, where the dispatcher has looked up rel's slot already (the
- * path of an index without compiled code, which costs one slot test).
+ * counter is stock_checks or stock_leafreads; a dispatcher that has
+ * looked up rel's slot already passes it.
  */
 #define btjit_count_stock_in_slot(slot, rel, counter, why) \
 	do { \
@@ -129,6 +109,18 @@ btjit_count_stock_leafread(Relation rel, BtjitStockReason why)
 		if (ix_ != NULL) \
 			ix_->counts.counter[(why)]++; \
 	} while (0)
+
+static inline void
+btjit_count_stock_check(Relation rel, BtjitStockReason why)
+{
+	btjit_count_stock_in_slot(btjit_slot_for(rel), rel, stock_checks, why);
+}
+
+static inline void
+btjit_count_stock_leafread(Relation rel, BtjitStockReason why)
+{
+	btjit_count_stock_in_slot(btjit_slot_for(rel), rel, stock_leafreads, why);
+}
 
 /* Why a scan with array keys runs the server's code: skip arrays or not */
 static inline BtjitStockReason

@@ -36,7 +36,12 @@
 # they are listed, and the module runs must fail exactly those tests.
 # Outputs are kept in test/results/server_regress/<run>/, and one line per
 # run in test/results/server_regress/summary (run tests passed failed
-# seconds PASS|FAIL verified jit stock), for scripts.
+# seconds PASS|FAIL verified jit stock leafread_share check_share), for
+# scripts.  The shares are issue 40's coverage: of the leaf reads of
+# compiled indexes, the percentage the module's code read, and of the key
+# checks in those reads, the percentage the compiled check answered
+# (query_leafread_coverage); $results/<run>/coverage lists the server's
+# reads and checks by reason.
 #
 # Which server: the one $PG_CONFIG describes (major and version from
 # `pg_config --version`, its Debian package postgresql-MAJOR).
@@ -172,7 +177,7 @@ pg_regress=$(pg_regress_bin)
 [[ -x $pg_regress ]] || btjit_die "pg_regress not found at $pg_regress"
 
 # --- one run ------------------------------------------------------------------
-declare -A run_tests run_passed run_failed run_secs run_verdict run_counts run_notes
+declare -A run_tests run_passed run_failed run_secs run_verdict run_counts run_notes run_coverage
 
 # parse_outcomes FILE -> "name status" lines (status: ok, FAILED, ignored)
 # pg_regress 15 prints "test NAME ... ok 12 ms" for serial tests and
@@ -208,6 +213,44 @@ query_check_counts() {
 	psql_as -d postgres -At -F ' ' -c 'SELECT coalesce(sum(verified_checks), 0),
 		coalesce(sum(jit_checks), 0), coalesce(sum(verified_leafreads), 0),
 		coalesce(sum(jit_leafreads), 0) FROM btree_jit_index_counters()' 2>/dev/null
+}
+
+query_leafread_coverage() {
+	# Of the leaf reads and key checks of compiled indexes (the server's
+	# reads of an index without code, reason "not compiled", left out), how
+	# many compiled code answered: "jit stock share" for each, the share in
+	# percent.  A check the module's read hands the server counts as a stock
+	# check; the tuples of a page the server reads count with the page.
+	psql_as -d postgres -At -F ' ' -c "
+	WITH c AS (SELECT coalesce(sum(jit_leafreads), 0) AS jl, coalesce(sum(stock_leafreads), 0) AS sl,
+	                  coalesce(sum(jit_checks), 0) AS jc, coalesce(sum(stock_checks), 0) AS sc
+	             FROM btree_jit_index_counters()),
+	     n AS (SELECT coalesce(sum(calls) FILTER (WHERE work = 'leaf read'), 0) AS nl,
+	                  coalesce(sum(calls) FILTER (WHERE work = 'key check'), 0) AS nc
+	             FROM btree_jit_stock_calls() WHERE reason = 'not compiled')
+	SELECT jl, sl - nl,
+	       CASE WHEN jl + sl - nl > 0 THEN round(100.0 * jl / (jl + sl - nl), 1) END,
+	       jc, sc - nc,
+	       CASE WHEN jc + sc - nc > 0 THEN round(100.0 * jc / (jc + sc - nc), 1) END
+	  FROM c, n" 2>/dev/null
+}
+
+report_leafread_coverage() {
+	# the shares, and the server's work by reason, kept in $out/coverage
+	local run=$1 out=$2 jl sl lshare jc sc cshare
+	read -r jl sl lshare jc sc cshare < <(query_leafread_coverage) || true
+	if [[ -z ${jl:-} ]]; then
+		run_notes[$run]+=" (no coverage counts)"
+		run_coverage[$run]="- -"
+		return
+	fi
+	echo "leaf reads of compiled indexes after $run: compiled $jl, server's $sl (${lshare:-0}% compiled);" \
+		"key checks in the module's reads: compiled $jc, handed to the server $sc (${cshare:-0}% compiled)"
+	psql_as -d postgres -c "SELECT work, reason, sum(calls) AS calls FROM btree_jit_stock_calls()
+		GROUP BY 1, 2 ORDER BY 1, 3 DESC" 2>/dev/null | tee "$out/coverage" || true
+	psql_as -d postgres -At -c 'SELECT evictions FROM btree_jit_status()' 2>/dev/null |
+		sed 's/^/shared entries evicted during the run (their counts are lost): /' | tee -a "$out/coverage" || true
+	run_coverage[$run]="${lshare:--} ${cshare:--}"
 }
 
 do_run() {
@@ -280,6 +323,7 @@ do_run() {
 			else
 				run_notes[$run]+=" (no btree_jit_index_counters() counts)"
 			fi
+			report_leafread_coverage "$run" "$out"
 		else
 			run_notes[$run]+=" (no btree_jit_status counts)"
 		fi
@@ -378,9 +422,10 @@ for run in "${runs[@]}"; do
 		nfail=$((nfail + 1))
 	fi
 	# run tests passed failed seconds verdict verified jit stock
+	# leafread_share check_share
 	counts=${run_counts[$run]}
 	[[ $counts == - ]] && counts="- - -"
-	echo "$run ${run_tests[$run]} ${run_passed[$run]} ${run_failed[$run]} ${run_secs[$run]} $verdict $counts" >>"$results/summary"
+	echo "$run ${run_tests[$run]} ${run_passed[$run]} ${run_failed[$run]} ${run_secs[$run]} $verdict $counts ${run_coverage[$run]:-- -}" >>"$results/summary"
 	printf '%-11s %6s %7s %7s %8s  %-6s %s\n' "$run" "${run_tests[$run]}" "${run_passed[$run]}" \
 		"${run_failed[$run]}" "${run_secs[$run]}" "$verdict" "${run_counts[$run]}${run_notes[$run]}"
 done

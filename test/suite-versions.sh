@@ -229,7 +229,7 @@ rc_word() {
 
 # The figures of one version's table row, from its logs.
 row() {
-	local v=$1 d=$out/$1 status unit regress off ver diff s
+	local v=$1 d=$out/$1 status unit regress off ver diff s verified leafshare
 	s=$(get "$v" status_row)
 	if [[ -n $s ]]; then
 		read -r a n addr <<<"$s"
@@ -247,10 +247,12 @@ row() {
 	off=$(awk '$1 == "off" { printf "%d/%d", $3, $2 }' "$d/versions/server.summary" 2>/dev/null)
 	ver=$(awk '$1 == "verify" { printf "%d/%d", $3, $2 }' "$d/versions/server.summary" 2>/dev/null)
 	verified=$(awk '$1 == "verify" { print $7 }' "$d/versions/server.summary" 2>/dev/null)
+	# the verify run's share of compiled indexes' leaf reads read by the module
+	leafshare=$(awk '$1 == "verify" && $10 != "" && $10 != "-" { print $10 "%" }' "$d/versions/server.summary" 2>/dev/null)
 	diff=$(sed -nE 's/.*generator: no differences.*\(([0-9]+) queries compared.*/\1/p' "$d/versions/diff.log" 2>/dev/null | tail -n 1)
-	printf '%-8s %-9s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %s\n' \
+	printf '%-8s %-9s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %-6s %s\n' \
 		"$(get "$v" server_version | awk '{ print $1 }')" "$(get "$v" source_version | sed 's/-.*//')" \
-		"$status" "${unit:--}" "$regress" "${off:--}" "${ver:--}" "${verified:--}" "${diff:--}" \
+		"$status" "${unit:--}" "$regress" "${off:--}" "${ver:--}" "${verified:--}" "${leafshare:--}" "${diff:--}" \
 		"$(rc_word "$v" status)/$(rc_word "$v" unit)/$(rc_word "$v" regress)/$(rc_word "$v" server)/$(rc_word "$v" diff)/$(rc_word "$v" stats)/$(rc_word "$v" roles)/$(rc_word "$v" package)"
 }
 
@@ -279,9 +281,10 @@ echo
 echo "=== version matrix (logs: test/results/versions/<major>/) ==="
 echo "server: off/verify = passed/tests of the server's suite (the suite of 'suite');"
 echo "verified = searches checked against the stock path in the verify run;"
+echo "leaf = of the leaf reads of compiled indexes in the verify run, the share the module read;"
 echo "diff = differential queries compared; steps = status/unit/regress/server/diff/stats/roles/package"
-printf '%-8s %-9s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %s\n' \
-	server suite "active, _bt_binsrch at" unit regress "srv off" "srv verif" verified diff steps
+printf '%-8s %-9s %-38s %-9s %-7s %-9s %-9s %-10s %-6s %-6s %s\n' \
+	server suite "active, _bt_binsrch at" unit regress "srv off" "srv verif" verified leaf diff steps
 for v in $versions; do
 	row "$v"
 done

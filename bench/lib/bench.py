@@ -28,6 +28,7 @@ lives in a file of its own:
   singleuser.py   one counted `postgres --single` run (perf or callgrind)
   counts.py       instructions per unit, off vs on (step 3)
   connections.py  instructions per connection, pgbench -C under callgrind
+  parallel.py     parallel scans: leader + workers under callgrind, timing
   timing.py       interleaved wall-clock rounds of the sql workloads
   pgbench.py      interleaved pgbench rounds
   latency.py      the compile_latency workload
@@ -51,6 +52,7 @@ import report  # noqa: E402
 import workloads as wl  # noqa: E402
 from cluster import BUILDS_SEEN, MOD, build_data, module_fingerprint, module_note, note_fingerprint, setup_database  # noqa: E402
 from connections import count_connections  # noqa: E402
+from parallel import count_parallel, time_parallel  # noqa: E402
 from counts import count_rows, plan_checks, run_counts, write_profile_manifest  # noqa: E402
 from harness import BenchError, detail, loadavg, psql, say  # noqa: E402
 from jitcheck import JIT_PROBLEMS  # noqa: E402
@@ -179,6 +181,8 @@ def measure_counts(a, work, counter, n_of):
         for w in work:
             if w.kind == "pgbench" and w.getint("count_connections"):
                 rows += count_connections(w, w.getint("count_connections"))
+            elif w.kind == "parallel":
+                rows += count_parallel(w)
     return rows
 
 
@@ -194,6 +198,8 @@ def measure_timing(a, work):
                                           defaults=not (a.rounds_given or a.seconds_given))
         elif w.kind == "latency":
             rows += compile_latency(w, w.getint("rounds", 5))
+        elif w.kind == "parallel":
+            rows += time_parallel(w, a.rounds if a.rounds_given else None)
     return rows
 
 

@@ -2,7 +2,8 @@
 
 A workload file is plain SQL with directives in comments:
 
-  -- @kind sql|pgbench|latency     how it is measured (see bench/README.md)
+  -- @kind sql|pgbench|latency|parallel
+                                   how it is measured (see bench/README.md)
   -- @uses data_x [data_y ...]     data files (bench/workloads/data_x.sql)
                                    built once per run, before anything else
   -- @index name [name ...]        indexes whose JIT use is verified
@@ -61,6 +62,7 @@ ALL_WORKLOADS = [
     "range_scan",
     "range_scan_ios",
     "probe_inlist",
+    "parallel_range",
     "insert_random",
     "pgbench_select",
     "pgbench_connect",

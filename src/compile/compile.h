@@ -114,7 +114,9 @@ typedef enum BtjitCompileResult
 	BTJIT_COMPILE_FAILED,		/* a compile or link here failed: why */
 	BTJIT_COMPILE_FAILED_BY_WORKER, /* the compile worker failed the shape
 									 * (and logged it once): why */
-	BTJIT_COMPILE_QUEUED
+	BTJIT_COMPILE_QUEUED,
+	BTJIT_COMPILE_NOT_CACHED	/* a parallel worker: not in the object
+								 * cache, and not compiled here: why */
 } BtjitCompileResult;
 
 extern BtjitCompileResult btjit_compile_shape(const BtjitShape *shape,

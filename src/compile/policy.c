@@ -12,12 +12,14 @@
  * Only the worker's children load LLVM then, unless the worker is
  * unavailable (not running, queue full), or the object cache is off (the
  * worker hands its code over through the cache), or btree_jit_compile()
- * asks for the code now.
+ * asks for the code now.  A parallel worker never compiles: it links what
+ * is cached and leaves the rest on the stock path for its one query.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 
@@ -87,6 +89,18 @@ btjit_compile_shape(const BtjitShape *shape, BtjitCode *code, bool inline_only,
 									code->signature, qwhy.text)));
 				break;
 		}
+	}
+
+	/*
+	 * A parallel worker lives for one query: a compile of half a second in
+	 * each worker of each query would cost more than it saves.  What its
+	 * leader compiled, or the compile worker, is in the object cache.
+	 */
+	if (IsParallelWorker())
+	{
+		btjit_why_set(why, "not in the object cache, and a parallel worker does not compile");
+		result = BTJIT_COMPILE_NOT_CACHED;
+		goto done;
 	}
 
 	if (!btjit_compile_here(shape, tmpl, &names, &out))

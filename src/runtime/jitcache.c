@@ -21,6 +21,7 @@
 
 #include <time.h>
 
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
@@ -165,11 +166,15 @@ btjit_index_open(Relation rel, bool force)
 
 	/*
 	 * Compile lazily: an index searched only a few times in this backend
-	 * (the catalog lookups of a short connection, say) is not worth it.
+	 * (the catalog lookups of a short connection, say) is not worth it.  A
+	 * parallel worker lives for one query, whose index its leader has
+	 * searched (and compiled) before: it examines at once, and links
+	 * cached code without compiling (policy.c).
 	 */
 	if ((ix->state == BTJIT_INDEX_UNKNOWN &&
 		 (force || (btjit_enabled &&
-					ix->counts.stock_searches >= (uint64) btjit_compile_threshold))) ||
+					(ix->counts.stock_searches >= (uint64) btjit_compile_threshold ||
+					 IsParallelWorker())))) ||
 		(ix->state == BTJIT_INDEX_QUEUED &&
 		 (force || btjit_index_compile_done(ix))) ||
 		(ix->state == BTJIT_INDEX_STOCK && btjit_index_recheck_due(ix)))
@@ -365,6 +370,13 @@ btjit_code_settle(BtjitCode *code, BtjitCompileResult result,
 						(errmsg("btree_jit: %s shape %s in %.3f ms",
 								code->from_object_cache ? "loaded cached" : "compiled",
 								code->signature, code->compile_ms)));
+			break;
+		case BTJIT_COMPILE_NOT_CACHED:
+			/* not a failure: the leader or the compile worker compiles it */
+			code->failed_at = GetCurrentTimestamp();
+			memset(&code->linked, 0, sizeof(code->linked));
+			strlcpy(code->failure, cwhy, sizeof(code->failure));
+			btjit_why_copy(why, cwhy);
 			break;
 		case BTJIT_COMPILE_FAILED:
 		case BTJIT_COMPILE_FAILED_BY_WORKER:

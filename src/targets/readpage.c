@@ -37,6 +37,7 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/parallel.h"
 #include "access/relscan.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
@@ -1303,6 +1304,28 @@ leafread_takes_arrays(IndexScanDesc scan)
 #endif
 
 /*
+ * A parallel worker's first leaf read of an index.  A worker may read its
+ * pages without ever searching the index (another participant descended,
+ * and the worker takes the next page from the shared state), so the page
+ * search's dispatcher would never open it: open it here, once per worker
+ * and index (jitcache.c examines it at once in a worker and links cached
+ * code).  Whether the read now has compiled checks.  Called for parallel
+ * scans only.
+ */
+static pg_noinline bool
+leafread_worker_open(IndexScanDesc scan)
+{
+	Relation	rel = scan->indexRelation;
+
+	if (!IsParallelWorker() || !btjit_enabled ||
+		btjit_slot_index(btjit_slot_for(rel), rel) != NULL)
+		return false;
+	(void) btjit_dispatch_open(rel, false);
+	return btjit_code_active &&
+		btjit_slot_entry_CHECKKEYS(btjit_slot_for(rel), rel) != NULL;
+}
+
+/*
  * The redirected _bt_readpage (15, 17, 18 and 19): the module's leaf read
  * (btjit_leafread) for a scan whose index has compiled scan-key checks,
  * else the original.  A scan with array keys is the module's on 15 and
@@ -1330,7 +1353,8 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 	bool		firstpage = false;	/* 15 has no such argument */
 #endif
 
-	if (!btjit_code_active)
+	if (unlikely(!btjit_code_active) &&
+		(scan->parallel_scan == NULL || !leafread_worker_open(scan)))
 		return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum,
 									firstpage);
 #ifndef BTJIT_READPAGE_TAKES_ARRAY_KEYS
@@ -1346,6 +1370,9 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 
 	slot = btjit_slot_for(rel);
 	check = btjit_slot_entry_CHECKKEYS(slot, rel);
+	if (unlikely(check == NULL) && scan->parallel_scan != NULL &&
+		leafread_worker_open(scan))
+		check = btjit_slot_entry_CHECKKEYS(slot, rel);
 	if (likely(check != NULL))
 	{
 		if (likely(btjit_fast_ok))

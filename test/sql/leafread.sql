@@ -110,6 +110,11 @@ DROP TABLE lr_before;
 -- leader not reading, the workers read every page (under verify, then
 -- without it), the rows are the server's, and the workers' counts reach
 -- the cluster's view as they exit while the leader's own do not move.
+-- The workers run at the default compile threshold (they inherit the
+-- leader's settings): a worker lives for one query, and opens the index at
+-- its first leaf read and links the leader's cached code whatever the
+-- threshold says.
+RESET btree_jit.compile_threshold;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -153,11 +158,37 @@ END $$;
 SELECT lr_reads(true) > b.cluster_reads AS workers_read_pages,
        lr_reads(false) = b.own_reads AS leader_read_none
   FROM lrp_before b;
+-- A shape in no object cache: a parallel worker does not compile it (half
+-- a second in each worker of each query), reads with the server's code,
+-- and says why; the rows are the same.
+CREATE TABLE lr_uncached (a int2, b int8, c int2);
+INSERT INTO lr_uncached
+  SELECT (g % 30000)::int2, g, (g % 7)::int2 FROM generate_series(1, 100000) g;
+CREATE INDEX lr_uncached_cba ON lr_uncached (c DESC, b, a DESC NULLS LAST);
+VACUUM ANALYZE lr_uncached;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM lr_uncached WHERE c = 3 AND b > 50;
+SELECT count(*) FROM lr_uncached WHERE c = 3 AND b > 50;
+DO $$
+BEGIN
+    FOR i IN 1..100 LOOP
+        EXIT WHEN EXISTS (SELECT FROM btree_jit_indexes
+                           WHERE indexname = 'lr_uncached_cba'
+                             AND stock_leafreads > 0);
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+END $$;
+SELECT state, reason, jit_leafreads, stock_leafreads > 0 AS read_by_server
+  FROM btree_jit_indexes WHERE indexname = 'lr_uncached_cba';
+SET btree_jit.enabled = off;
+SELECT count(*) FROM lr_uncached WHERE c = 3 AND b > 50;
+RESET btree_jit.enabled;
+DROP TABLE lr_uncached;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_index_scan_size;
 RESET parallel_leader_participation;
+SET btree_jit.compile_threshold = 0;
 DROP TABLE lrp_before;
 DROP FUNCTION lr_reads(boolean);
 

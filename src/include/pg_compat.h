@@ -125,20 +125,29 @@
 #endif
 
 /*
- * 17: the module's leaf read takes a serial scan whose array keys are all
- * required, and hands the server's _bt_checkkeys each tuple at which its
- * arrays may have to advance: those whose compiled check ends the scan
- * with the current elements, the page's high key included.  The server
- * then decides (the tuple is before the arrays, they advance, a new
+ * 17 and 18: the module's leaf read takes a serial scan whose array keys
+ * are all required, and hands the server's _bt_checkkeys each tuple at
+ * which its arrays may have to advance: those whose compiled check ends
+ * the scan with the current elements, the page's high key included.  The
+ * server then decides (the tuple is before the arrays, they advance, a new
  * primitive scan, the end) and may move the walk ahead on the page
  * (pstate->skip).  With every array required, the compiled check's answer
  * for any other tuple is the one _bt_checkkeys gives without touching the
- * arrays (src/README, "Array keys in the leaf read").  18's arrays (skip
- * arrays, forced non-required keys, _bt_scanbehind_checkkeys) are not
- * taken yet.
+ * arrays (src/README, "Array keys in the leaf read").
+ *
+ * 18 adds skip arrays (a scan with them stays the server's), and
+ * BTJIT_READPAGE_ARRAYS_SCAN_BEHIND: a page reached with so->scanBehind
+ * set is checked against its final tuple (_bt_scanbehind_checkkeys) before
+ * any other, and goes to the server's read whole; the read otherwise
+ * clears oppositeDirCheck, and a backward walk stops where the server's
+ * test sets scanBehind.  The module calls no _bt_set_startikey for such a
+ * scan (its forced non-required keys advance the arrays tuple by tuple).
  */
-#if PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 180000
+#if PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 190000
 #define BTJIT_READPAGE_ARRAY_HANDOFF 1
+#endif
+#if PG_VERSION_NUM >= 180000 && PG_VERSION_NUM < 190000
+#define BTJIT_READPAGE_ARRAYS_SCAN_BEHIND 1
 #endif
 
 /*

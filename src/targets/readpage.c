@@ -249,7 +249,7 @@ typedef enum LeafreadRelease
 } LeafreadRelease;
 
 /*
- * Whether the read is of a scan with array keys (17 only: pg_compat.h,
+ * Whether the read is of a scan with array keys (17 and 18: pg_compat.h,
  * BTJIT_READPAGE_ARRAY_HANDOFF).  A constant of each copy of the walk, so
  * that a scan without arrays has no test for them.
  */
@@ -399,7 +399,7 @@ typedef bool (*BtjitCheckkeysFn) (IndexScanDesc scan, BTReadPageState *pstate,
 								  int tupnatts);
 
 /*
- * 17, a scan with array keys: the compiled check ended the scan at itup
+ * 17 and 18, a scan with array keys: the compiled check ended the scan at itup
  * with the current elements.  The server's _bt_checkkeys decides what that
  * means for the arrays, from the same read state (its continuescan as the
  * server's walk would hand it: true), and its answer stands.
@@ -515,17 +515,51 @@ leafread_release_parallel(LeafreadPage *lp)
 #endif
 }
 
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+/*
+ * A page of a scan with array keys: the arrays' advancement looks at the
+ * page's last tuple in the scan's direction up front (pstate->finaltup),
+ * and the walk starts with the compiled check.
+ */
+static pg_attribute_always_inline void
+leafread_arrays_begin(LeafreadPage *lp)
+{
+	lp->arrays_to_server = false;
+	if (ScanDirectionIsForward(lp->dir) && !P_RIGHTMOST(lp->opaque))
+		lp->pstate->finaltup = (IndexTuple)
+			PageGetItem(lp->page, PageGetItemId(lp->page, P_HIKEY));
+	else if (ScanDirectionIsBackward(lp->dir) &&
+			 lp->minoff <= lp->maxoff && !P_LEFTMOST(lp->opaque))
+		lp->pstate->finaltup = (IndexTuple)
+			PageGetItem(lp->page, PageGetItemId(lp->page, lp->minoff));
+}
+#endif
+
+/* How a page's read starts (leafread_begin) */
+typedef enum LeafreadStart
+{
+	LEAFREAD_START_WALK,		/* the walk reads the page */
+	LEAFREAD_START_TO_SERVER,	/* the server's function reads it */
+	LEAFREAD_START_BEHIND_ARRAYS	/* 18: the page is before the arrays'
+									 * elements; a new primitive scan, no
+									 * tuple read */
+} LeafreadStart;
+
 /*
  * What the server's read writes and sets up before its walk: the scan
  * position's page fields, 18's and 19's predicate lock, on 17 and 18 the
  * read state with its skipped keys (17's precheck of the page's last tuple,
  * 18's _bt_set_startikey), and a parallel scan's release of the next page
- * (leafread_release_parallel).  False if the page must go to the server's
- * function after all (18 forcing keys non-required: never without array
- * keys), having written nothing that function will not write again and
- * released nothing.
+ * (leafread_release_parallel).  LEAFREAD_START_TO_SERVER if the page must
+ * go to the server's function after all (18's page whose keys
+ * _bt_set_startikey forces non-required: never without array keys), having
+ * written nothing that function will not write again and released
+ * nothing.  On 18, a page that a scan with array keys reaches behind them
+ * (so->scanBehind) is first checked against its final tuple as the
+ * server's read checks it, which may end the primitive scan there
+ * (LEAFREAD_START_BEHIND_ARRAYS).
  */
-static pg_attribute_always_inline bool
+static pg_attribute_always_inline LeafreadStart
 leafread_begin(LeafreadPage *lp, bool firstpage, LeafreadKeys keys)
 {
 	BTScanOpaque so = lp->so;
@@ -554,27 +588,33 @@ leafread_begin(LeafreadPage *lp, bool firstpage, LeafreadKeys keys)
 	lp->pstate->continuescan = true;
 #if PG_VERSION_NUM >= 180000
 	lp->pstate->firstpage = firstpage;
+#ifdef BTJIT_READPAGE_ARRAYS_SCAN_BEHIND
+	if (keys == LEAFREAD_ARRAY_KEYS)
+	{
+		/*
+		 * No _bt_set_startikey: its forced non-required keys would advance
+		 * the arrays on tuples the compiled check passes.
+		 */
+		leafread_arrays_begin(lp);
+		if (unlikely(so->scanBehind) && lp->pstate->finaltup != NULL &&
+			!_bt_scanbehind_checkkeys(lp->scan, lp->dir,
+									  lp->pstate->finaltup))
+			return LEAFREAD_START_BEHIND_ARRAYS;
+		so->scanBehind = so->oppositeDirCheck = false;
+	}
+	else
+#endif
 	if (!firstpage && lp->minoff < lp->maxoff)
 	{
 		_bt_set_startikey(lp->scan, lp->pstate);
 		if (unlikely(lp->pstate->forcenonrequired))
-			return false;
+			return LEAFREAD_START_TO_SERVER;
 	}
 #else
 	lp->pstate->dir = lp->dir;
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-	/* the arrays' advancement looks at the page's last tuple up front */
-	lp->arrays_to_server = false;
 	if (keys == LEAFREAD_ARRAY_KEYS)
-	{
-		if (ScanDirectionIsForward(lp->dir) && !P_RIGHTMOST(lp->opaque))
-			lp->pstate->finaltup = (IndexTuple)
-				PageGetItem(lp->page, PageGetItemId(lp->page, P_HIKEY));
-		else if (ScanDirectionIsBackward(lp->dir) &&
-				 lp->minoff <= lp->maxoff && !P_LEFTMOST(lp->opaque))
-			lp->pstate->finaltup = (IndexTuple)
-				PageGetItem(lp->page, PageGetItemId(lp->page, lp->minoff));
-	}
+		leafread_arrays_begin(lp);
 #endif
 	if (!firstpage && !so->scanBehind && lp->minoff < lp->maxoff)
 	{
@@ -602,7 +642,7 @@ leafread_begin(LeafreadPage *lp, bool firstpage, LeafreadKeys keys)
 		if (lp->release == LEAFREAD_RELEASES)
 			leafread_release_parallel(lp);
 	}
-	return true;
+	return LEAFREAD_START_WALK;
 }
 
 /* A match: 17 notes the page's first (its firstmatch skips keys) */
@@ -797,6 +837,11 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 			so->currPos.moreLeft = false;
 			break;
 		}
+#ifdef BTJIT_READPAGE_ARRAYS_SCAN_BEHIND
+		/* the server's test left the arrays ahead of this page: done */
+		if (keys == LEAFREAD_ARRAY_KEYS && so->scanBehind)
+			break;
+#endif
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 		if (keys == LEAFREAD_ARRAY_KEYS)
 			offnum = leafread_arrays_skip(lp, offnum, false);
@@ -887,11 +932,27 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	lp.stock_array_checks = &counts->stock_checks[BTJIT_STOCK_ARRAY_KEYS];
 #endif
-	if (unlikely(!leafread_begin(&lp, firstpage, keys)))
+	switch (leafread_begin(&lp, firstpage, keys))
 	{
-		btjit_count_stock_leafread(scan->indexRelation,
-								   btjit_array_keys_reason(lp.so));
-		return LEAFREAD_LEFT_TO_SERVER;
+		case LEAFREAD_START_WALK:
+			break;
+		case LEAFREAD_START_TO_SERVER:
+			btjit_count_stock_leafread(scan->indexRelation,
+									   btjit_array_keys_reason(lp.so));
+			return LEAFREAD_LEFT_TO_SERVER;
+		case LEAFREAD_START_BEHIND_ARRAYS:
+#ifdef BTJIT_READPAGE_ARRAYS_SCAN_BEHIND
+			/* another primitive scan, from the next descent */
+			if (ScanDirectionIsForward(dir))
+				lp.so->currPos.moreRight = false;
+			else
+				lp.so->currPos.moreLeft = false;
+			lp.so->needPrimScan = true;
+			counts->jit_leafreads++;
+			return LEAFREAD_NO_MATCH;
+#else
+			pg_unreachable();
+#endif
 	}
 	if (ScanDirectionIsForward(dir))
 		leafread_forward(&lp, offnum, keys);
@@ -919,8 +980,8 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 
 /*
  * The module's read of a leaf page, or the server's: true if anything
- * matched.  A copy for serial scans, one for parallel ones, and on 17 one
- * for serial scans with array keys.
+ * matched.  A copy for serial scans, one for parallel ones, and on 17 and
+ * 18 one for serial scans with array keys.
  */
 static pg_attribute_always_inline bool
 leafread_or_stock(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
@@ -1027,7 +1088,7 @@ leafread_dead_items(Page page)
 
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 /*
- * 17: what a read of a scan with array keys may change besides the
+ * 17 and 18: what a read of a scan with array keys may change besides the
  * position, through the server's _bt_checkkeys: the keys' current
  * elements, the arrays' positions, and the flags for the next primitive
  * scan.  verify puts them back between its two reads and compares them.
@@ -1038,6 +1099,9 @@ typedef struct LeafreadArrays
 	int		   *cur_elem;
 	bool		needPrimScan;
 	bool		scanBehind;
+#if PG_VERSION_NUM >= 180000
+	bool		oppositeDirCheck;
+#endif
 } LeafreadArrays;
 
 static void
@@ -1053,6 +1117,9 @@ leafread_arrays_save(BTScanOpaque so, LeafreadArrays *a)
 		a->cur_elem[i] = so->arrayKeys[i].cur_elem;
 	a->needPrimScan = so->needPrimScan;
 	a->scanBehind = so->scanBehind;
+#if PG_VERSION_NUM >= 180000
+	a->oppositeDirCheck = so->oppositeDirCheck;
+#endif
 }
 
 static void
@@ -1063,6 +1130,9 @@ leafread_arrays_restore(BTScanOpaque so, const LeafreadArrays *a)
 		so->arrayKeys[i].cur_elem = a->cur_elem[i];
 	so->needPrimScan = a->needPrimScan;
 	so->scanBehind = a->scanBehind;
+#if PG_VERSION_NUM >= 180000
+	so->oppositeDirCheck = a->oppositeDirCheck;
+#endif
 }
 
 /* The first of those that differs between the scan and 'ours', or NULL */
@@ -1080,13 +1150,17 @@ leafread_arrays_difference(BTScanOpaque so, const LeafreadArrays *ours)
 		return "needPrimScan";
 	if (so->scanBehind != ours->scanBehind)
 		return "scanBehind";
+#if PG_VERSION_NUM >= 180000
+	if (so->oppositeDirCheck != ours->oppositeDirCheck)
+		return "oppositeDirCheck";
+#endif
 	return NULL;
 }
 #endif
 
 /*
  * What a read writes into the scan, as verify saves it: the position, the
- * saved tuples of an index-only scan, and on 17 the arrays.  verify puts
+ * saved tuples of an index-only scan, and on 17 and 18 the arrays.  verify puts
  * the scan back to it between its two reads, and compares the scan with
  * the module's after them.
  */
@@ -1171,7 +1245,7 @@ leafread_state_difference(BTScanOpaque so, const LeafreadScanState *ours)
  * verify mode: the module's leaf read runs first, from the scan position
  * as the caller left it, and its result is put aside; the position is put
  * back and the server's _bt_readpage runs.  Every byte of the position and
- * of the saved tuples (on 17 also the arrays' state) must then agree, and
+ * of the saved tuples (on 17 and 18 also the arrays' state) must then agree, and
  * the server's result stands.  A scan that skips killed tuples reads the
  * page's LP_DEAD bits, which another backend may set between the two
  * reads: a difference that comes with more dead items is read again (both
@@ -1272,11 +1346,13 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 
 #ifndef BTJIT_READPAGE_TAKES_ARRAY_KEYS
 /*
- * Whether the module's read takes a scan with array keys: on 17 a serial
- * scan whose every array is required in both directions (pg_compat.h,
- * BTJIT_READPAGE_ARRAY_HANDOFF); a non-required array advances inside the
- * server's _bt_check_compare, tuple by tuple, and a parallel scan
- * schedules its primitive scans through the shared state.
+ * Whether the module's read takes a scan with array keys: on 17 and 18 a
+ * serial scan whose every array is required in both directions, without
+ * skip arrays (pg_compat.h, BTJIT_READPAGE_ARRAY_HANDOFF); a non-required
+ * array advances inside the server's _bt_check_compare, tuple by tuple, a
+ * parallel scan schedules its primitive scans through the shared state,
+ * and a skip array's current element may be a sentinel no compiled
+ * comparison takes.
  */
 static inline bool
 leafread_takes_arrays(IndexScanDesc scan)
@@ -1286,6 +1362,11 @@ leafread_takes_arrays(IndexScanDesc scan)
 
 	if (scan->parallel_scan != NULL)
 		return false;
+#if PG_VERSION_NUM >= 180000
+	/* a skip array's element may be a sentinel (-inf, +inf, next, prior) */
+	if (so->skipScan)
+		return false;
+#endif
 	for (int i = 0; i < so->numberOfKeys; i++)
 	{
 		int			flags = so->keyData[i].sk_flags;
@@ -1329,7 +1410,8 @@ leafread_worker_open(IndexScanDesc scan)
  * The redirected _bt_readpage (15, 17, 18 and 19): the module's leaf read
  * (btjit_leafread) for a scan whose index has compiled scan-key checks,
  * else the original.  A scan with array keys is the module's on 15 and
- * (with its arrays required) 17, and the server's on 18 and 19
+ * (with its arrays required, and no skip arrays) 17 and 18, and the
+ * server's on 19
  * (pg_compat.h, BTJIT_READPAGE_TAKES_ARRAY_KEYS and _ARRAY_HANDOFF); a
  * parallel scan's read hands the next page to the other participants as
  * the server's does (leafread_release_parallel).  offnum arrives in 32

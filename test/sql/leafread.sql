@@ -91,7 +91,7 @@ RESET btree_jit.enabled;
 SELECT count(*) FROM lr WHERE k = ANY (ARRAY[3, 4]) AND v BETWEEN 100 AND 2000;
 -- (the array scan searched lr_kv: otherwise this proves nothing)
 SELECT searches('lr_kv') > b.searches AS array_scan_used_lr_kv,
-       CASE WHEN current_setting('server_version_num')::int < 180000
+       CASE WHEN current_setting('server_version_num')::int < 190000
             THEN s.jit_leafreads > b.jit_leafreads AND
                  s.stock_leafreads = b.stock_leafreads
             ELSE s.jit_leafreads = b.jit_leafreads AND
@@ -270,29 +270,32 @@ SELECT s.verified_checks > 0 AS checks_verified,
 -- it is read): tuples with a NULL, which the compiled check hands to the
 -- server's _bt_checkkeys (up to 18) or to the module's test in C (19); a
 -- row comparison, likewise up to 18, and on 19 a page the server reads;
--- array keys: on 15 the module's read, on 17 the module's read handing
--- the tuples where the arrays advance to the server (key checks), unless
--- an array is not required (b's after a range on a: the server's read),
--- and on 18 and 19 a page the server reads.
+-- array keys: on 15 the module's read, on 17 and 18 the module's read
+-- handing the tuples where the arrays advance to the server (key checks),
+-- unless an array is not required (b's after a range on a: the server's
+-- read; on 18 the range is a skip array on a), and on 19 a page the
+-- server reads.
 SELECT count(*) FROM lrn WHERE a = 3 AND b IS NULL;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM lrn WHERE (a, b) > (18, 100);
 SELECT count(*) FROM lrn WHERE (a, b) > (18, 100);
 SELECT count(*) FROM lrn WHERE a = ANY (ARRAY[2, 5]) AND b > 10;
 SELECT coalesce(sum(calls) FILTER (WHERE reason = 'NULLs'), 0) > 0 AS nulls_counted,
        coalesce(sum(calls) FILTER (WHERE reason = 'row comparison'), 0) > 0 AS row_comparison_counted,
-       CASE current_setting('server_version_num')::int / 10000
-            WHEN 15 THEN count(*) FILTER (WHERE reason = 'array keys') = 0
-            WHEN 17 THEN coalesce(sum(calls) FILTER (WHERE reason = 'array keys' AND work = 'key check'), 0) > 0 AND
-                         count(*) FILTER (WHERE reason = 'array keys' AND work = 'leaf read') = 0
+       CASE WHEN current_setting('server_version_num')::int < 170000
+            THEN count(*) FILTER (WHERE reason = 'array keys') = 0
+            WHEN current_setting('server_version_num')::int < 190000
+            THEN coalesce(sum(calls) FILTER (WHERE reason = 'array keys' AND work = 'key check'), 0) > 0 AND
+                 count(*) FILTER (WHERE reason = 'array keys' AND work = 'leaf read') = 0
             ELSE coalesce(sum(calls) FILTER (WHERE reason = 'array keys' AND work = 'leaf read'), 0) > 0
        END AS array_keys_as_expected,
        bool_and(indexname = 'lrn_ab' AND tablename = 'lrn') AS named
   FROM btree_jit_stock_calls WHERE indexrelid = 'lrn_ab'::regclass;
--- an array that is not required: from 17 on the server's read
+-- an array that is not required: from 17 on the server's read (on 18 and
+-- 19 the range on a is a skip array)
 SELECT count(*) FROM lrn WHERE a > 15 AND b = ANY (ARRAY[3, 6, 9999]);
 SELECT CASE WHEN current_setting('server_version_num')::int < 170000
             THEN count(*) FILTER (WHERE reason = 'array keys') = 0
-            ELSE coalesce(sum(calls) FILTER (WHERE reason = 'array keys' AND work = 'leaf read'), 0) > 0
+            ELSE coalesce(sum(calls) FILTER (WHERE reason IN ('array keys', 'skip arrays') AND work = 'leaf read'), 0) > 0
        END AS nonrequired_array_as_expected
   FROM btree_jit_stock_calls WHERE indexrelid = 'lrn_ab'::regclass;
 -- the totals in btree_jit_indexes are the sums of the reasons

@@ -552,7 +552,8 @@ typedef enum LeafreadStart
  * 18's _bt_set_startikey), and a parallel scan's release of the next page
  * (leafread_release_parallel).  LEAFREAD_START_TO_SERVER if the page must
  * go to the server's function after all (18's page whose keys
- * _bt_set_startikey forces non-required: never without array keys), having
+ * _bt_set_startikey forces non-required: never without array keys, and
+ * with them the walk tests every key instead), having
  * written nothing that function will not write again and released
  * nothing.  On 18, a page that a scan with array keys reaches behind them
  * (so->scanBehind) is first checked against its final tuple as the
@@ -591,10 +592,6 @@ leafread_begin(LeafreadPage *lp, bool firstpage, LeafreadKeys keys)
 #ifdef BTJIT_READPAGE_ARRAYS_SCAN_BEHIND
 	if (keys == LEAFREAD_ARRAY_KEYS)
 	{
-		/*
-		 * No _bt_set_startikey: its forced non-required keys would advance
-		 * the arrays on tuples the compiled check passes.
-		 */
 		leafread_arrays_begin(lp);
 		if (unlikely(so->scanBehind) && lp->pstate->finaltup != NULL &&
 			!_bt_scanbehind_checkkeys(lp->scan, lp->dir,
@@ -602,13 +599,28 @@ leafread_begin(LeafreadPage *lp, bool firstpage, LeafreadKeys keys)
 			return LEAFREAD_START_BEHIND_ARRAYS;
 		so->scanBehind = so->oppositeDirCheck = false;
 	}
-	else
 #endif
 	if (!firstpage && lp->minoff < lp->maxoff)
 	{
 		_bt_set_startikey(lp->scan, lp->pstate);
 		if (unlikely(lp->pstate->forcenonrequired))
-			return LEAFREAD_START_TO_SERVER;
+		{
+#ifdef BTJIT_READPAGE_ARRAYS_SCAN_BEHIND
+			/*
+			 * Keys forced non-required would advance the arrays on tuples
+			 * the compiled check passes: test every key instead, as on a
+			 * primitive scan's first page (the two fields are all that
+			 * _bt_set_startikey sets).
+			 */
+			if (keys == LEAFREAD_ARRAY_KEYS)
+			{
+				lp->pstate->forcenonrequired = false;
+				lp->pstate->startikey = 0;
+			}
+			else
+#endif
+				return LEAFREAD_START_TO_SERVER;
+		}
 	}
 #else
 	lp->pstate->dir = lp->dir;

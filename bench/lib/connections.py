@@ -5,9 +5,11 @@ and its postmaster started under callgrind (--toggle-collect=PostgresMain),
 once per arm (the server without the module, the module off, on); pgbench
 -C then runs N transactions, each in a new backend whose whole life from
 PostgresMain on is one profile.  Per connection = the median over the
-backends.  Deterministic, like the single-user counts.
+backends.  Deterministic, like the single-user counts.  The postmaster
+under callgrind (postmaster_under_callgrind) serves parallel.py too.
 """
 
+import contextlib
 import os
 import re
 import shutil
@@ -34,6 +36,33 @@ def wait_ready(server, logfile, timeout=300):
     raise BenchError("the server did not accept connections within %ds" % timeout)
 
 
+@contextlib.contextmanager
+def postmaster_under_callgrind(out, preload, valgrind_options, server_options=()):
+    """The cluster's postmaster (the cluster is down) started under callgrind
+    with valgrind_options, each process writing out.PID (and out.PID.N
+    parts); ready for connections inside the block, stopped after it."""
+    pgdata = os.environ["PGDATA"]
+    cmd = as_postgres(["valgrind", "--tool=callgrind", "--cache-sim=no", "--branch-sim=no",
+                       "--smc-check=all"] + list(valgrind_options) +
+                      ["--callgrind-out-file=%s.%%p" % out, "--log-file=%s.valgrind.%%p" % out,
+                       pgbin("postgres"), "-D", pgdata,
+                       "-c", "shared_preload_libraries=%s" % preload, "-c", "jit=off",
+                       "-c", "logging_collector=off"] + list(server_options))
+    detail("RUN postmaster under callgrind: %s" % " ".join(cmd))
+    with open(out + ".server.log", "w") as log:
+        server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_ready(server, out + ".server.log")
+        yield server
+    finally:
+        if server.poll() is None:
+            if os.path.exists(os.path.join(pgdata, "postmaster.pid")):
+                pg_ctl("-D", pgdata, "-m", "fast", "-w", "-t", "300", "stop")
+            else:
+                server.terminate()
+            server.wait(timeout=300)
+
+
 def count_connections(w, n):
     """Instructions a whole backend executes for one pgbench -C transaction:
     the postmaster runs under callgrind with --toggle-collect=PostgresMain,
@@ -45,7 +74,6 @@ def count_connections(w, n):
     N measured backends (the outlier is pgbench's own extra connection).
     Deterministic like the other counts; the cluster is down meanwhile."""
     args = w.get("pgbench", "").split()
-    pgdata = os.environ["PGDATA"]
     sock = os.environ["PGHOST"]
     port = os.environ["PGPORT"]
     work = os.path.join(os.environ["BTJIT_CLUSTER_DIR"], "count-connect")
@@ -59,17 +87,8 @@ def count_connections(w, n):
         for arm in arms:
             pre = "" if arm == "stock" else "btree_jit"
             out = os.path.join(work, arm)
-            cmd = as_postgres(["valgrind", "--tool=callgrind", "--cache-sim=no", "--branch-sim=no",
-                               "--smc-check=all", "--toggle-collect=PostgresMain",
-                               "--callgrind-out-file=%s.%%p" % out, "--log-file=%s.valgrind.%%p" % out,
-                               pgbin("postgres"), "-D", pgdata,
-                               "-c", "shared_preload_libraries=%s" % pre, "-c", "jit=off",
-                               "-c", "logging_collector=off"])
-            detail("RUN connection count %s: %s" % (arm, " ".join(cmd)))
-            with open(out + ".server.log", "w") as log:
-                server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-            try:
-                wait_ready(server, out + ".server.log")
+            detail("connection count %s" % arm)
+            with postmaster_under_callgrind(out, pre, ["--toggle-collect=PostgresMain"]):
                 env = {} if arm == "stock" else {"PGOPTIONS": "-c btree_jit.enabled=%s" % arm}
                 bench = [pgbin("pgbench"), "-n"] + args + [DB]
                 # warm-up: the first backends rebuild the relcache init file
@@ -77,13 +96,6 @@ def count_connections(w, n):
                 seen = set(os.listdir(work))
                 run(bench[:2] + ["-t", str(n)] + bench[2:], env=env)
                 want = set(f for f in os.listdir(work) if re.match(re.escape(arm) + r"\.\d+$", f)) - seen
-            finally:
-                if server.poll() is None:
-                    if os.path.exists(os.path.join(pgdata, "postmaster.pid")):
-                        pg_ctl("-D", pgdata, "-m", "fast", "-w", "-t", "300", "stop")
-                    else:
-                        server.terminate()
-                    server.wait(timeout=300)
             counts = []
             for f in sorted(want):
                 v = callgrind_ir(os.path.join(work, f))

@@ -22,28 +22,23 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import time
 
 import report
 from cluster import MOD, cluster_start, cluster_stop, with_module_note
-from connections import wait_ready
+from connections import postmaster_under_callgrind
 from counts import aid_sequence, prime_object_cache
-from harness import ARMS, OS_USER, BenchError, as_postgres, detail, loadavg, pg_ctl, pgbin, psql, say
+from harness import ARMS, OS_USER, BenchError, detail, loadavg, psql, say
+from singleuser import callgrind_ir
 from timing import parse_timing, timing_sql
 
 MARK = "SELECT pg_sleep(0);"
 
 
 def profile_ir(path):
-    """Instructions of a profile by its "totals:" line, the sum of its cost
-    lines: a forked worker's "summary:" says 0 under --toggle-collect (the
-    collection state it inherits), its totals what it collected."""
-    with open(path) as f:
-        for line in f:
-            if line.startswith("totals:"):
-                return int(line.split()[1])
-    return None
+    """Instructions of a leader's or worker's profile: by its "totals:"
+    line, since a forked worker's "summary:" says 0 (singleuser.py)."""
+    return callgrind_ir(path, lines=("totals:",))
 
 
 class RangeQuery:
@@ -92,29 +87,13 @@ def leader_script(w, q, k, with_stats):
 def count_arm(w, q, arm, k, work):
     """One postmaster under callgrind: (instructions per query, worker
     profiles, leaf reads compiled/server's or None)."""
-    pgdata = os.environ["PGDATA"]
     out = os.path.join(work, "%s.%s" % (q.name, arm))
-    cmd = as_postgres(["valgrind", "--tool=callgrind", "--cache-sim=no", "--branch-sim=no",
-                       "--smc-check=all", "--toggle-collect=standard_ExecutorRun",
-                       "--dump-before=pg_sleep",
-                       "--callgrind-out-file=%s.%%p" % out, "--log-file=%s.valgrind.%%p" % out,
-                       pgbin("postgres"), "-D", pgdata,
-                       "-c", "shared_preload_libraries=%s" % ("btree_jit" if MOD.loaded else ""),
-                       "-c", "jit=off", "-c", "autovacuum=off", "-c", "logging_collector=off"])
-    detail("RUN parallel count %s/%s %s: %s" % (w.name, q.name, arm, " ".join(cmd)))
-    with open(out + ".server.log", "w") as log:
-        server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_ready(server, out + ".server.log")
+    detail("parallel count %s/%s %s" % (w.name, q.name, arm))
+    with postmaster_under_callgrind(out, "btree_jit" if MOD.loaded else "",
+                                    ["--toggle-collect=standard_ExecutorRun", "--dump-before=pg_sleep"],
+                                    ["-c", "autovacuum=off"]):
         opts = "-c btree_jit.enabled=%s" % arm if MOD.loaded else None
         res = psql(leader_script(w, q, k, MOD.loaded and arm == "on"), options=opts)
-    finally:
-        if server.poll() is None:
-            if os.path.exists(os.path.join(pgdata, "postmaster.pid")):
-                pg_ctl("-D", pgdata, "-m", "fast", "-w", "-t", "300", "stop")
-            else:
-                server.terminate()
-            server.wait(timeout=300)
     m = re.search(r"leader_pid=(\d+)", res)
     if not m:
         raise BenchError("parallel count %s/%s %s: no leader pid in\n%s" % (w.name, q.name, arm, res[-2000:]))

@@ -81,11 +81,15 @@ def parse_perf_csv(text):
     return ins, cyc
 
 
-def callgrind_ir(path):
-    """Instructions (Ir, the first event) of a callgrind profile, or None."""
+def callgrind_ir(path, lines=("summary:", "totals:")):
+    """Instructions (Ir, the first event) of a callgrind profile, or None:
+    from the first of its lines that start with one of lines.  A process
+    forked under --toggle-collect says "summary: 0" whatever it collected
+    (the collection state it inherits); its "totals:", the sum of its cost
+    lines, is what it collected."""
     with open(path) as f:
         for line in f:
-            if line.startswith(("summary:", "totals:")):
+            if line.startswith(lines):
                 return int(line.split()[1])
     return None
 

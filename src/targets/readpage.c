@@ -1409,13 +1409,13 @@ static pg_noinline bool
 leafread_worker_open(IndexScanDesc scan)
 {
 	Relation	rel = scan->indexRelation;
+	BtjitSlot  *slot = btjit_slot_for(rel);
 
 	if (!IsParallelWorker() || !btjit_enabled ||
-		btjit_slot_index(btjit_slot_for(rel), rel) != NULL)
+		btjit_slot_index(slot, rel) != NULL)
 		return false;
 	(void) btjit_dispatch_open(rel, false);
-	return btjit_code_active &&
-		btjit_slot_entry_CHECKKEYS(btjit_slot_for(rel), rel) != NULL;
+	return btjit_code_active && btjit_slot_entry_CHECKKEYS(slot, rel) != NULL;
 }
 
 /*

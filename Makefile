@@ -20,7 +20,8 @@ BINPATCH_OBJS = src/binpatch/callconv.o src/binpatch/clobbers.o \
 	src/binpatch/refsweep.o src/binpatch/elf_image.o \
 	src/binpatch/messages.o src/binpatch/redirect.o src/binpatch/x86.o
 TARGETS_OBJS = src/targets/binsrch.o src/targets/compare.o \
-	src/targets/insert.o src/targets/checkkeys.o src/targets/readpage.o
+	src/targets/insert.o src/targets/checkkeys.o src/targets/readpage.o \
+	src/targets/build.o src/targets/buildsort.o
 RUNTIME_OBJS = src/runtime/redirects.o src/runtime/dispatch.o \
 	src/runtime/blockhints.o src/runtime/jitcache.o src/runtime/keyshape.o
 COMPILE_OBJS = src/compile/policy.o src/compile/worker.o \
@@ -39,7 +40,7 @@ COMPILER_OBJS = src/llvm/specialise.o src/llvm/bcimport.o \
 EXTENSION = btree_jit
 DATA = sql/btree_jit--1.0.sql sql/btree_jit--1.0--1.1.sql \
 	sql/btree_jit--1.1--1.2.sql sql/btree_jit--1.2--1.3.sql \
-	sql/btree_jit--1.3--1.4.sql
+	sql/btree_jit--1.3--1.4.sql sql/btree_jit--1.4--1.5.sql
 PGFILEDESC = "btree_jit - specialised B-tree page search"
 
 # Bitcode templates, specialised at run time (installed under pkglibdir).
@@ -88,6 +89,8 @@ BTJIT_BITCODE_FLAGS = $(BITCODE_CFLAGS) -O2 -Wno-ignored-attributes -I$(srcdir)/
 # object that may include it (the shared headers of src/include/, and each
 # layer's own).
 $(OBJS) $(COMPILER_OBJS): $(wildcard src/include/*.h)
+# ... and the version (BTJIT_VERSION) is the control file's
+$(OBJS) $(COMPILER_OBJS): btree_jit.control
 $(BINPATCH_OBJS) $(LOCATE_OBJS): $(wildcard src/binpatch/*.h)
 $(LOCATE_OBJS): $(wildcard src/locate/*.h)
 $(TARGETS_OBJS) $(RUNTIME_OBJS) $(STATS_OBJS) src/btree_jit.o: $(wildcard src/targets/*.h src/runtime/*.h src/stats/*.h src/locate/locate.h src/binpatch/binpatch.h)

@@ -3,8 +3,9 @@
  * search_template.c
  *	  The template of everything a key shape compiles to: the page search
  *	  (_bt_binsrch) fused with its comparator, _bt_compare, the insertion
- *	  search (_bt_binsrch_insert) and, up to PostgreSQL 18, the scan-key
- *	  checks (_bt_checkkeys), generic over a constant key shape.
+ *	  search (_bt_binsrch_insert), up to PostgreSQL 18 the scan-key checks
+ *	  (_bt_checkkeys), and the comparator of a build's sort, generic over
+ *	  a constant key shape.
  *
  * Compiled to bitcode at build time by the clang the server's own JIT was
  * built with (PGXS's CLANG), against the server's headers, so struct
@@ -42,10 +43,12 @@
 #include "storage/bufpage.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
+#include "utils/sortsupport.h"
 
 #include "pg_compat.h"
 #include "code_abi.h"
 #include "shape.h"
+#include "sortmirror.h"
 
 /* Bound by the specialiser; never defined in C. */
 extern const BtjitShape btjit_shape_param;
@@ -127,6 +130,7 @@ int32		btjit_compare_entry(void *rel, void *scankey, const char *page,
 uint16		btjit_insert_entry(void *rel, void *insertstate, uint64 *counters);
 bool		btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 							  bool *continuescan, uint64 *counters);
+int			btjit_build_comparetup(const void *a, const void *b, void *state);
 
 /*
  * A stored value widened to int64 the way the comparison proc sees it:
@@ -2711,4 +2715,358 @@ btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 	return btjit_check_declined(scan, tuple, tupnatts, dir, continuescan,
 								counters);
 #endif
+}
+
+/*
+ * The build comparator's comparison of two index tuples of the index
+ * being built on their key columns from firstcol on, as the server's sort
+ * compares them (tuplesort's comparetup for index tuples).
+ *
+ * Per column: NULLs first or last as the column says and never reversed,
+ * then the sign of the two values' order, reversed for DESC: what
+ * ApplySortComparator gives.  The inline comparisons are the opclass's
+ * order (the same code the search compares a scankey with); any other
+ * column, a collation the inline code does not cover, or a value stored
+ * compressed calls the column's sort support comparator, the leading
+ * column's full comparator when its keys are abbreviated.
+ */
+
+/* Sign of the order of two stored values of an inline kind, if it applies. */
+static inline __attribute__((always_inline)) bool
+btjit_stored_sign(const BtjitColumnShape *col, const char *p1, const char *p2,
+				  int *sign)
+{
+	if (col->kind == BTJIT_KIND_CALL)
+		return false;
+	else if (BTJIT_KIND_IS_INT(col->kind))
+	{
+		int64		v1 = btjit_stored_value(p1, col->kind);
+		int64		v2 = btjit_stored_value(p2, col->kind);
+
+		*sign = (v1 > v2) - (v1 < v2);
+	}
+	else if (col->kind == BTJIT_KIND_FLOAT4)
+	{
+		float4		f1,
+					f2;
+
+		memcpy(&f1, p1, sizeof(f1));
+		memcpy(&f2, p2, sizeof(f2));
+		*sign = btjit_float_cmp((double) f1, (double) f2);
+	}
+	else if (col->kind == BTJIT_KIND_FLOAT8)
+	{
+		float8		f1,
+					f2;
+
+		memcpy(&f1, p1, sizeof(f1));
+		memcpy(&f2, p2, sizeof(f2));
+		*sign = btjit_float_cmp(f1, f2);
+	}
+	else if (col->kind == BTJIT_KIND_UUID)
+	{
+		uint64		h1 = btjit_load_be64(p1);
+		uint64		h2 = btjit_load_be64(p2);
+
+		if (h1 == h2)
+		{
+			h1 = btjit_load_be64(p1 + 8);
+			h2 = btjit_load_be64(p2 + 8);
+		}
+		*sign = (h1 > h2) - (h1 < h2);
+	}
+	else if (col->kind == BTJIT_KIND_NUMERIC)
+	{
+		const char *d1,
+				   *d2;
+		int32		l1,
+					l2;
+		BtjitArg	x,
+					y;
+
+		if (unlikely(!btjit_varlena_plain(p1, &d1, &l1) ||
+					 !btjit_varlena_plain(p2, &d2, &l2)))
+			return false;
+		btjit_numeric_decode(d1, l1, &x);
+		btjit_numeric_decode(d2, l2, &y);
+		*sign = btjit_numeric_cmp(&x, &y);
+	}
+	else if (col->kind == BTJIT_KIND_CSTRING)
+	{
+		int32		l1 = col->attlen > 0 ? btjit_strnlen(p1, col->attlen) : (int32) strlen(p1);
+		int32		l2 = col->attlen > 0 ? btjit_strnlen(p2, col->attlen) : (int32) strlen(p2);
+
+		*sign = btjit_bytes_cmp(p1, l1, p2, l2);
+	}
+	else if (BTJIT_KIND_IS_BYTES(col->kind))
+	{
+		const char *d1,
+				   *d2;
+		int32		l1,
+					l2;
+
+		if (unlikely(!btjit_varlena_plain(p1, &d1, &l1) ||
+					 !btjit_varlena_plain(p2, &d2, &l2)))
+			return false;
+		if (col->kind == BTJIT_KIND_BPCHAR)
+		{
+			l1 = btjit_bpchar_truelen(d1, l1);
+			l2 = btjit_bpchar_truelen(d2, l2);
+		}
+		*sign = btjit_bytes_cmp(d1, l1, d2, l2);
+	}
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Sign of the order of two stored values by column i's sort support, before
+ * DESC (the caller applies the shape's): the full comparator of the leading
+ * column when the sort abbreviates it.
+ */
+static __attribute__((noinline)) int
+btjit_build_call(int i, SortSupport ssup, const char *p1, const char *p2)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+	Datum		d1 = fetch_att(p1, col->attbyval, col->attlen);
+	Datum		d2 = fetch_att(p2, col->attbyval, col->attlen);
+	int			c;
+
+	if (i == 0 && ssup->abbrev_converter != NULL)
+		c = ssup->abbrev_full_comparator(d1, d2, ssup);
+	else
+		c = ssup[i].comparator(d1, d2, &ssup[i]);
+	return (c > 0) - (c < 0);
+}
+
+/* Sign of column i's order for two present values, DESC applied. */
+static inline __attribute__((always_inline)) int
+btjit_build_column(int i, SortSupport ssup, const char *p1, const char *p2)
+{
+	const BtjitColumnShape *col = &SHAPE.cols[i];
+	int			c;
+
+	if (!btjit_collation_ok(col, ssup[i].ssup_collation) ||
+		!btjit_stored_sign(col, p1, p2, &c))
+		c = btjit_build_call(i, ssup, p1, p2);
+	return btjit_col_desc(i) ? -c : c;
+}
+
+/* Both tuples without NULLs: key columns at the same offsets up to the
+ * first variable-length one. */
+static inline __attribute__((always_inline)) int32
+btjit_build_compare_plain(IndexTuple t1, IndexTuple t2, SortSupport ssup,
+						  int32 firstcol)
+{
+	const char *data1 = (const char *) t1 + MAXALIGN(sizeof(IndexTupleData));
+	const char *data2 = (const char *) t2 + MAXALIGN(sizeof(IndexTupleData));
+	uint32		off1 = 0,
+				off2 = 0;
+
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+	{
+		const BtjitColumnShape *col = &SHAPE.cols[i];
+		const char *p1;
+		const char *p2;
+
+		if (i >= SHAPE.nkeys)
+			break;
+		off1 = btjit_att_start(col, data1, off1);
+		off2 = btjit_att_start(col, data2, off2);
+		p1 = data1 + off1;
+		p2 = data2 + off2;
+		if (i >= firstcol)
+		{
+			if (BTJIT_KIND_IS_INT(col->kind))
+			{
+				int64		v1 = btjit_stored_value(p1, col->kind);
+				int64		v2 = btjit_stored_value(p2, col->kind);
+
+				if (v1 != v2)
+					return (btjit_col_desc(i) ? v1 > v2 : v1 < v2) ? -1 : 1;
+			}
+			else
+			{
+				int			c = btjit_build_column(i, ssup, p1, p2);
+
+				if (c != 0)
+					return c;
+			}
+		}
+		if (i + 1 < SHAPE.nkeys)
+		{
+			off1 = btjit_att_end(col, p1, off1);
+			off2 = btjit_att_end(col, p2, off2);
+		}
+	}
+	return 0;
+}
+
+/* Either tuple with NULLs: each walks its own null bitmap and offsets. */
+static __attribute__((noinline)) int32
+btjit_build_compare_nulls(IndexTuple t1, IndexTuple t2, SortSupport ssup,
+						  int32 firstcol)
+{
+	bool		hasnulls1 = (t1->t_info & INDEX_NULL_MASK) != 0;
+	bool		hasnulls2 = (t2->t_info & INDEX_NULL_MASK) != 0;
+	const uint8 *bitmap1 = (const uint8 *) ((const char *) t1 + sizeof(IndexTupleData));
+	const uint8 *bitmap2 = (const uint8 *) ((const char *) t2 + sizeof(IndexTupleData));
+	const char *data1 = (const char *) t1 + IndexInfoFindDataOffset(t1->t_info);
+	const char *data2 = (const char *) t2 + IndexInfoFindDataOffset(t2->t_info);
+	uint32		off1 = 0,
+				off2 = 0;
+
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+	{
+		const BtjitColumnShape *col = &SHAPE.cols[i];
+		const char *p1 = NULL;
+		const char *p2 = NULL;
+		bool		null1;
+		bool		null2;
+
+		if (i >= SHAPE.nkeys)
+			break;
+		null1 = hasnulls1 && !(bitmap1[i >> 3] & (1 << (i & 7)));
+		null2 = hasnulls2 && !(bitmap2[i >> 3] & (1 << (i & 7)));
+		if (!null1)
+		{
+			off1 = btjit_att_start(col, data1, off1);
+			p1 = data1 + off1;
+		}
+		if (!null2)
+		{
+			off2 = btjit_att_start(col, data2, off2);
+			p2 = data2 + off2;
+		}
+		if (i >= firstcol)
+		{
+			int			c;
+
+			if (null1 || null2)
+				c = btjit_null_result(col, null1, null2);
+			else
+				c = btjit_build_column(i, ssup, p1, p2);
+			if (c != 0)
+				return c;
+		}
+		if (i + 1 < SHAPE.nkeys)
+		{
+			if (!null1)
+				off1 = btjit_att_end(col, p1, off1);
+			if (!null2)
+				off2 = btjit_att_end(col, p2, off2);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The build comparator (BtjitBuildComparetupFn), the sort's comparetup and
+ * from 17 its comparetup_tiebreak too (which the sort calls with the
+ * leading keys found equal: comparing them again gives 0 and goes on).
+ *
+ * The leading key is compared on the SortTuple's datum1, as the server
+ * does: an integer kind's value inline (the sort never abbreviates those,
+ * and datum1 is then the value as the opclass's proc reads it), any other
+ * kind through the sort's SortSupport, which may compare abbreviations;
+ * those equal, the full value is compared from the tuples.  Then the other
+ * key columns from the tuples; with every key equal, a unique index's sort
+ * hands the pair to the module (the server's duplicate check), any other
+ * sort orders it by heap TID.
+ */
+static __attribute__((noinline)) int
+btjit_build_comparetup_general(const BtjitSortTuple *x, const BtjitSortTuple *y,
+							   void *state)
+{
+	SortSupport ssup = BTJIT_SORT_KEYS(state);
+	const BtjitColumnShape *col0 = &SHAPE.cols[0];
+	IndexTuple	t1;
+	IndexTuple	t2;
+	int32		firstcol = 1;
+	int			c;
+
+	if (BTJIT_KIND_IS_INT(col0->kind) && likely(ssup->abbrev_converter == NULL))
+	{
+		if (x->isnull1 || y->isnull1)
+			c = btjit_null_result(col0, x->isnull1, y->isnull1);
+		else
+		{
+			int64		v1 = btjit_arg_value(x->datum1, col0->kind);
+			int64		v2 = btjit_arg_value(y->datum1, col0->kind);
+
+			c = (v1 > v2) - (v1 < v2);
+			if (btjit_col_desc(0))
+				c = -c;
+		}
+	}
+	else
+	{
+		c = ApplySortComparator(x->datum1, x->isnull1,
+								y->datum1, y->isnull1, ssup);
+		if (ssup->abbrev_converter != NULL)
+			firstcol = 0;
+	}
+	if (c != 0)
+		return c;
+
+	t1 = (IndexTuple) x->tuple;
+	t2 = (IndexTuple) y->tuple;
+	if (SHAPE.nkeys > 1 || firstcol == 0)
+	{
+		if (((t1->t_info | t2->t_info) & INDEX_NULL_MASK) == 0)
+			c = btjit_build_compare_plain(t1, t2, ssup, firstcol);
+		else
+			c = btjit_build_compare_nulls(t1, t2, ssup, firstcol);
+		if (c != 0)
+			return c;
+	}
+	if (BTJIT_SORT_UNIQUE(state))
+		return btjit_build_equal_keys(x, y, state);
+	/* the heap TID, the last key of every B-tree tuple */
+	return btjit_tid_compare(&t1->t_tid, &t2->t_tid);
+}
+
+int
+btjit_build_comparetup(const void *a, const void *b, void *state)
+{
+	const BtjitSortTuple *x = (const BtjitSortTuple *) a;
+	const BtjitSortTuple *y = (const BtjitSortTuple *) b;
+	const BtjitColumnShape *col0 = &SHAPE.cols[0];
+
+	(*btjit_build_compares)++;
+
+	/*
+	 * The common case first, with nothing called but in tail position, so
+	 * that it saves no registers: an integer leading key, no NULLs.
+	 */
+	if (BTJIT_KIND_IS_INT(col0->kind) &&
+		likely(!x->isnull1 && !y->isnull1 &&
+			   BTJIT_SORT_KEYS(state)->abbrev_converter == NULL))
+	{
+		int64		v1 = btjit_arg_value(x->datum1, col0->kind);
+		int64		v2 = btjit_arg_value(y->datum1, col0->kind);
+		IndexTuple	t1;
+		IndexTuple	t2;
+
+		if (v1 != v2)
+			return (btjit_col_desc(0) ? v1 > v2 : v1 < v2) ? -1 : 1;
+		t1 = (IndexTuple) x->tuple;
+		t2 = (IndexTuple) y->tuple;
+		if (likely(((t1->t_info | t2->t_info) & INDEX_NULL_MASK) == 0))
+		{
+			int			c = 0;
+
+			if (SHAPE.nkeys > 1)
+				c = btjit_build_compare_plain(t1, t2, BTJIT_SORT_KEYS(state), 1);
+			if (c != 0)
+				return c;
+			if (BTJIT_SORT_UNIQUE(state))
+				return btjit_build_equal_keys(a, b, state);
+			return btjit_tid_compare(&t1->t_tid, &t2->t_tid);
+		}
+	}
+	return btjit_build_comparetup_general(x, y, state);
 }

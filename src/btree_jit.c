@@ -110,6 +110,7 @@ btjit_start_targets(void)
 	}
 	replacements.readpage_signature = btjit_readpage_signature;
 	callbacks.block_hints = (void *) &btjit_block_hints;
+	callbacks.build_compares = (void *) &btjit_build_compares;
 
 	btjit_dispatch_init(stock_entries);
 	btjit_install_redirects(&replacements,
@@ -202,6 +203,16 @@ btjit_define_compile_gucs(void)
 							"Until then the index uses the server's own page search; 0 compiles at the first search.",
 							&btjit_compile_threshold,
 							64, 0, INT_MAX,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("btree_jit.build_compile_rows",
+							"Estimated heap rows from which a B-tree build compiles its key shape before sorting.",
+							"A smaller build sorts with the server's own comparator unless the index has compiled "
+							"code already; 0 compiles for every build.",
+							&btjit_build_compile_rows,
+							1000000, 0, INT_MAX,
 							PGC_SUSET,
 							0,
 							NULL, NULL, NULL);

@@ -155,6 +155,7 @@ typedef struct BtjitCallbackAddresses
 	void	   *declined[BTJIT_NTARGETS];	/* by target, as targetlist.h
 											 * names them */
 	void	   *block_hints;	/* &btjit_block_hints */
+	void	   *build_compares; /* &btjit_build_compares */
 } BtjitCallbackAddresses;
 
 extern void btjit_objcache_preload(const BtjitCallbackAddresses *callbacks);	/* objcache.c */

@@ -112,13 +112,13 @@ bool		btjit_object_cache = true;
 /*
  * The symbols every compiled shape refers to, given to the linker so that
  * it need not look them up with dlsym (see objload.h): the module's own
- * callbacks, one per target that declines calls (targetlist.h), and
- * block-hint table, whose addresses the module gives
+ * callbacks, one per target that declines calls (targetlist.h), the
+ * block-hint table and the build comparator's counter, whose addresses the module gives
  * btjit_objcache_preload; and the buffer pool's arrays.  Symbols of
  * comparison procs and of what imported bitcode calls are looked up.
  */
 #define BTJIT_OBJECT_KNOWN_SERVER 4
-static BtjitObjectSymbol btjit_object_known[BTJIT_NTARGETS + 1 +
+static BtjitObjectSymbol btjit_object_known[BTJIT_NTARGETS + 2 +
 											BTJIT_OBJECT_KNOWN_SERVER];
 static int	btjit_object_nknown = 0;
 
@@ -396,6 +396,8 @@ btjit_objcache_preload(const BtjitCallbackAddresses *callbacks)
 	}
 	btjit_object_known[n].name = "btjit_block_hints";
 	btjit_object_known[n++].addr = callbacks->block_hints;
+	btjit_object_known[n].name = "btjit_build_compares";
+	btjit_object_known[n++].addr = callbacks->build_compares;
 	for (int i = 0; i < BTJIT_OBJECT_KNOWN_SERVER; i++)
 		btjit_object_known[n++] = server[i];
 	btjit_object_nknown = n;

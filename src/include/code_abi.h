@@ -65,6 +65,17 @@ typedef bool (*BtjitCheckEntryFn) (void *scan, void *tuple, int tupnatts,
 								   uint64 *counters);
 
 /*
+ * The build comparator: the comparetup (and from 17 comparetup_tiebreak)
+ * of a B-tree build's sort, two SortTuples of index tuples ordered as the
+ * server's comparator orders them.  It reads the sort's SortSupport array
+ * and unique flag from the state (sortmirror.h), counts in
+ * *btjit_build_compares, and hands a pair whose keys are all equal in a
+ * unique index's sort to btjit_build_equal_keys.  It never declines.
+ */
+typedef int (*BtjitBuildComparetupFn) (const void *a, const void *b,
+									   void *state);
+
+/*
  * The module's callbacks for a declined call: run the stock path for it
  * and count it.  The counters are the ones the entry was given.
  */
@@ -79,6 +90,17 @@ extern BTJIT_ABI_CALLBACK int32 btjit_compare_declined(void *rel, void *scankey,
 extern BTJIT_ABI_CALLBACK uint16 btjit_insert_declined(void *rel,
 													   void *insertstate,
 													   uint64 *counters);
+/*
+ * For the build comparator: the order of two tuples of a unique index's
+ * sort whose keys are all equal, which is the server comparator's (its
+ * duplicate check raises the server's own error); and the counter of the
+ * index whose sort is running (a dummy when none is).
+ */
+extern BTJIT_ABI_CALLBACK int btjit_build_equal_keys(const void *a,
+													 const void *b,
+													 void *state);
+extern BTJIT_ABI_CALLBACK uint64 *btjit_build_compares;
+
 extern BTJIT_ABI_CALLBACK bool btjit_check_declined(void *scan, void *tuple,
 													int tupnatts, int dir,
 													bool *continuescan,

@@ -87,3 +87,20 @@ BTJIT_TARGET(READPAGE, readpage, "_bt_readpage", BTJIT_LOCATE_EXPORTED, BINSRCH,
 			 19, 19, BTJIT_RELEASES_CHECKED,
 			 "Scans read their leaf pages and test their keys with the server's own code.")
 #endif
+/*
+ * A B-tree build: btbuild compiles the index's key shape before the heap
+ * is read (and so before a parallel build's workers start, which only link
+ * cached code), when the build is large enough to pay for it; the sort of
+ * every participant compares with the compiled comparator, set into its
+ * Tuplesortstate after tuplesort_begin_index_btree, whose layout up to 16
+ * is private (hence checked releases only).
+ */
+BTJIT_TARGET(BUILD, build, "btbuild", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, builds,
+			 15, 19, BTJIT_RELEASES_ANY,
+			 "B-tree builds do not compile their key shape before sorting.")
+BTJIT_TARGET(BUILDSORT, buildsort, "tuplesort_begin_index_btree", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 "btjit_build_comparetup", "btjit_search_", "_srt", "btjit_build_equal_keys",
+			 BtjitBuildComparetupFn, build_compares,
+			 15, 19, BTJIT_RELEASES_CHECKED,
+			 "B-tree builds sort with the server's own comparator.")

@@ -120,7 +120,7 @@ btjit_dispatch_open(Relation rel, bool force)
 
 	slot->rel = rel;
 	slot->relid = rel->rd_id;
-	for (int t = 0; t < BTJIT_NTARGETS; t++)
+	for (int t = 0; t < BTJIT_SLOT_TARGETS; t++)
 		slot->entries[t] = ix->fn != NULL ? ix->entries[t] :
 			btjit_stock_entries[t];
 	slot->ix = ix;

@@ -196,6 +196,19 @@ btjit_index_open(Relation rel, bool force)
 }
 
 /*
+ * This backend's state of an index, without creating or examining it; NULL
+ * when it has none (a build that decided not to compile asks this: a
+ * build is not a search, and the threshold of searches says nothing of it).
+ */
+BtjitIndex *
+btjit_index_find(Relation rel)
+{
+	if (btjit_index_hash == NULL)
+		return NULL;
+	return hash_search(btjit_index_hash, &rel->rd_id, HASH_FIND, NULL);
+}
+
+/*
  * Decide whether this index gets compiled code.  Must not raise errors for
  * anything the index or LLVM does: a refusal is a state with a reason.
  */

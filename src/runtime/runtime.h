@@ -162,12 +162,19 @@ extern bool btjit_fast_ok;
 
 struct BtjitIndex;
 
+/*
+ * A slot holds the entries of the targets a search dispatches through it,
+ * the rows of targetlist.h before the leaf read's (which has no entry of
+ * its own); later rows (the build's) read the index state itself.
+ */
+#define BTJIT_SLOT_TARGETS	BTJIT_TARGET_READPAGE
+
 typedef struct BtjitSlot
 {
 	Relation	rel;
 	Oid			relid;
 	/* ix's entries; the page search's is btjit_stock_entry without code */
-	BtjitEntries entries;
+	void	   *entries[BTJIT_SLOT_TARGETS];
 	struct BtjitIndex *ix;
 } pg_attribute_aligned(64) BtjitSlot;
 
@@ -196,9 +203,10 @@ btjit_slot_for(Relation rel)
 static inline type \
 btjit_slot_entry_##id(const BtjitSlot *slot, Relation rel) \
 { \
-	if (slot->rel != rel || slot->relid != rel->rd_id) \
+	if (BTJIT_TARGET_##id >= BTJIT_SLOT_TARGETS || \
+		slot->rel != rel || slot->relid != rel->rd_id) \
 		return NULL; \
-	return (type) slot->entries[BTJIT_TARGET_##id]; \
+	return (type) slot->entries[Min(BTJIT_TARGET_##id, BTJIT_SLOT_TARGETS - 1)]; \
 }
 #include "targetlist.h"
 #undef BTJIT_TARGET
@@ -372,6 +380,7 @@ extern bool btjit_code_present;
 extern bool btjit_code_active;
 
 extern BtjitIndex *btjit_index_open(Relation rel, bool force);
+extern BtjitIndex *btjit_index_find(Relation rel);
 extern void btjit_cache_init(void);
 extern void btjit_index_foreach(void (*cb) (BtjitIndex *ix, void *arg),
 								void *arg);

@@ -33,12 +33,14 @@ PG_FUNCTION_INFO_V1(btree_jit_index_stats);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_3);
 PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_4);
+PG_FUNCTION_INFO_V1(btree_jit_index_stats_1_5);
 PG_FUNCTION_INFO_V1(btree_jit_explain);
 PG_FUNCTION_INFO_V1(btree_jit_compile);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_2);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_3);
 PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_4);
+PG_FUNCTION_INFO_V1(btree_jit_index_counters_1_5);
 PG_FUNCTION_INFO_V1(btree_jit_stock_calls);
 PG_FUNCTION_INFO_V1(btree_jit_indexes_info);
 PG_FUNCTION_INFO_V1(btree_jit_reset);
@@ -59,21 +61,29 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 #define BTJIT_INDEX_STATS_COLS_1_3	16	/* + jit_checks, verified_checks */
 #define BTJIT_INDEX_STATS_COLS_1_4	20	/* + jit_leafreads, verified_leafreads,
 										 * stock_checks, stock_leafreads */
+#define BTJIT_INDEX_STATS_COLS_1_5	24	/* + jit_builds, verified_builds,
+										 * jit_build_compares,
+										 * verified_build_compares */
 #define BTJIT_COMPILE_COLS		4
 #define BTJIT_INDEX_COUNTERS_COLS	16	/* 1.1 */
 #define BTJIT_INDEX_COUNTERS_COLS_1_2	18	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEX_COUNTERS_COLS_1_3	20	/* + jit_checks, verified_checks */
 #define BTJIT_INDEX_COUNTERS_COLS_1_4	24	/* + jit_leafreads, verified_leafreads,
 											 * stock_checks, stock_leafreads */
+#define BTJIT_INDEX_COUNTERS_COLS_1_5	28	/* + jit_builds, verified_builds,
+											 * jit_build_compares,
+											 * verified_build_compares */
 #define BTJIT_STOCK_CALLS_COLS	5	/* 1.4 */
 #define BTJIT_INDEXES_INFO_COLS	4
 
 /*
  * Counter columns, in the order the SQL functions return them.  The first
  * versions' counters sit among other columns; the counters added since
- * (each extension version appends its columns at the end) come last, in
- * btjit_added_counts: a new counter is a field of BtjitIndexStats, an entry
- * here and the new version's SQL.
+ * (each extension version appends its columns at the end) come last: those
+ * of 1.2 to 1.4 in btjit_added_counts, then 1.4's stock totals
+ * (btjit_put_stock_totals), then those of 1.5 on in btjit_build_counts.  A
+ * new counter is a field of BtjitIndexStats, an entry at the end of the
+ * last of these and the new version's SQL.
  */
 #define BTJIT_COUNT(field) offsetof(BtjitIndexStats, field)
 
@@ -91,6 +101,10 @@ static const size_t btjit_added_counts[] = {
 	BTJIT_COUNT(jit_inserts), BTJIT_COUNT(verified_inserts),	/* 1.2 */
 	BTJIT_COUNT(jit_checks), BTJIT_COUNT(verified_checks),	/* 1.3 */
 	BTJIT_COUNT(jit_leafreads), BTJIT_COUNT(verified_leafreads),	/* 1.4 */
+};
+static const size_t btjit_build_counts[] = {
+	BTJIT_COUNT(jit_builds), BTJIT_COUNT(verified_builds),	/* 1.5 */
+	BTJIT_COUNT(jit_build_compares), BTJIT_COUNT(verified_build_compares),
 };
 
 /*
@@ -298,8 +312,8 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
 	int			natts = rsinfo->setDesc->natts;
-	Datum		values[BTJIT_INDEX_STATS_COLS_1_4];
-	bool		nulls[BTJIT_INDEX_STATS_COLS_1_4];
+	Datum		values[BTJIT_INDEX_STATS_COLS_1_5];
+	bool		nulls[BTJIT_INDEX_STATS_COLS_1_5];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -332,6 +346,8 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 	i = btjit_put_counts(values, i, natts, &ix->counts, btjit_added_counts,
 						 lengthof(btjit_added_counts));
 	i = btjit_put_stock_totals(values, i, natts, &ix->counts);
+	i = btjit_put_counts(values, i, natts, &ix->counts, btjit_build_counts,
+						 lengthof(btjit_build_counts));
 	Assert(i == natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -339,7 +355,7 @@ btjit_stats_row(BtjitIndex *ix, void *arg)
 /*
  * btree_jit_index_stats(): this backend's state of every index it knows,
  * with ncolumns columns (1.2 added the insertion searches, 1.3 the
- * scan-key checks, 1.4 the leaf reads).
+ * scan-key checks, 1.4 the leaf reads, 1.5 the builds).
  */
 static Datum
 btjit_index_stats_internal(FunctionCallInfo fcinfo, int ncolumns)
@@ -375,6 +391,12 @@ Datum
 btree_jit_index_stats_1_4(PG_FUNCTION_ARGS)
 {
 	return btjit_index_stats_internal(fcinfo, BTJIT_INDEX_STATS_COLS_1_4);
+}
+
+Datum
+btree_jit_index_stats_1_5(PG_FUNCTION_ARGS)
+{
+	return btjit_index_stats_internal(fcinfo, BTJIT_INDEX_STATS_COLS_1_5);
 }
 
 /*
@@ -539,8 +561,8 @@ static void
 btjit_counters_row(const BtjitIndexStatsRow *row, ReturnSetInfo *rsinfo)
 {
 	int			natts = rsinfo->setDesc->natts;
-	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_4];
-	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_4];
+	Datum		values[BTJIT_INDEX_COUNTERS_COLS_1_5];
+	bool		nulls[BTJIT_INDEX_COUNTERS_COLS_1_5];
 	int			i = 0;
 
 	memset(nulls, 0, sizeof(nulls));
@@ -578,6 +600,8 @@ btjit_counters_row(const BtjitIndexStatsRow *row, ReturnSetInfo *rsinfo)
 	i = btjit_put_counts(values, i, natts, &row->counts, btjit_added_counts,
 						 lengthof(btjit_added_counts));
 	i = btjit_put_stock_totals(values, i, natts, &row->counts);
+	i = btjit_put_counts(values, i, natts, &row->counts, btjit_build_counts,
+						 lengthof(btjit_build_counts));
 	Assert(i == natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -617,6 +641,12 @@ Datum
 btree_jit_index_counters_1_4(PG_FUNCTION_ARGS)
 {
 	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS_1_4);
+}
+
+Datum
+btree_jit_index_counters_1_5(PG_FUNCTION_ARGS)
+{
+	return btjit_index_counters_internal(fcinfo, BTJIT_INDEX_COUNTERS_COLS_1_5);
 }
 
 /*

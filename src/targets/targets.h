@@ -12,6 +12,10 @@
  *	  checkkeys.c	_bt_checkkeys: the scan-key test of each tuple read
  *	  readpage.c	_bt_readpage: the module's leaf read, calling the
  *					compiled check (15, 17, 18, 19)
+ *	  build.c		btbuild: compiles a large build's key shape before it
+ *					reads the heap
+ *	  buildsort.c	tuplesort_begin_index_btree: the build's sort compares
+ *					with the compiled build comparator
  *
  * Each file exports one BtjitTargetImpl, named after its row; start-up
  * (src/btree_jit.c) hands the dispatchers to src/runtime/redirects.c and
@@ -61,6 +65,9 @@ btjit_target_impl(BtjitTarget target)
 
 	return impls[target];
 }
+
+/* btree_jit.build_compile_rows (build.c) */
+extern int	btjit_build_compile_rows;
 
 /*
  * What the locator must know of _bt_readpage's signature to prove its

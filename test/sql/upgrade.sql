@@ -2,8 +2,9 @@
 -- Extension versions: 1.0 updates to 1.1 (the cluster-wide statistics),
 -- 1.2 (the compile worker's columns in btree_jit_status(), the insertion
 -- search's counts in the per-index functions and the view), 1.3 (the
--- scan-key checks' counts in the same places) and 1.4 (the leaf reads'
--- counts in the same places), each version's
+-- scan-key checks' counts in the same places), 1.4 (the leaf reads'
+-- counts in the same places) and 1.5 (the B-tree builds' counts in the
+-- same places), each version's
 -- functions work with this module, and the updated extension has exactly
 -- the objects of a fresh install.
 --
@@ -52,12 +53,28 @@ SELECT count(*) >= 0 AS stats_1_3, bool_and(jit_checks >= 0 AND verified_checks 
 SELECT count(*) >= 0 AS view_1_3, bool_and(jit_checks >= 0) IS NOT FALSE AS view_checks_1_3
   FROM btree_jit_indexes;
 
+ALTER EXTENSION btree_jit UPDATE TO '1.4';
+SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
+-- 1.4 adds the leaf reads; its 20-column btree_jit_index_stats() and
+-- 24-column btree_jit_index_counters() work with the module of 1.5
+SELECT count(*) >= 0 AS stats_1_4, bool_and(jit_leafreads >= 0 AND verified_leafreads >= 0) IS NOT FALSE AS leafreads_1_4,
+       bool_and(stock_checks >= 0 AND stock_leafreads >= 0) IS NOT FALSE AS stock_1_4
+  FROM btree_jit_index_stats();
+SELECT count(*) >= 0 AS view_1_4, bool_and(jit_leafreads >= verified_leafreads) IS NOT FALSE AS view_leafreads_1_4,
+       bool_and(stock_leafreads >= 0) IS NOT FALSE AS view_stock_1_4
+  FROM btree_jit_indexes;
+
 ALTER EXTENSION btree_jit UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
--- 1.4 adds the leaf reads
-SELECT count(*) >= 0 AS stats_1_4, bool_and(jit_leafreads >= 0 AND verified_leafreads >= 0) IS NOT FALSE AS leafreads_1_4
+-- 1.5 adds the builds (jit_builds, verified_builds) and their sorts'
+-- comparisons (jit_build_compares, verified_build_compares)
+SELECT count(*) >= 0 AS stats_1_5,
+       bool_and(jit_builds >= 0 AND verified_builds >= 0 AND
+                jit_build_compares >= 0 AND verified_build_compares >= 0) IS NOT FALSE AS builds_1_5
   FROM btree_jit_index_stats();
-SELECT count(*) >= 0 AS view_1_4, bool_and(jit_leafreads >= verified_leafreads) IS NOT FALSE AS view_leafreads_1_4
+SELECT count(*) >= 0 AS view_1_5,
+       bool_and(jit_builds >= 0 AND verified_builds >= 0 AND
+                jit_build_compares >= 0 AND verified_build_compares >= 0) IS NOT FALSE AS view_builds_1_5
   FROM btree_jit_indexes;
 
 INSERT INTO objects_updated
@@ -94,6 +111,15 @@ SELECT attname, format_type(atttypid, atttypmod)
  WHERE attrelid = 'btree_jit_indexes'::regclass AND attnum > 0
  ORDER BY attnum;
 
+-- the per-index functions' number of columns and their last five: 1.5's
+-- after 1.4's stock_leafreads
+SELECT p.proname, array_length(p.proargnames, 1) AS columns, a.n, a.name
+  FROM pg_proc p, unnest(p.proargnames) WITH ORDINALITY a(name, n)
+ WHERE p.proname IN ('btree_jit_index_stats', 'btree_jit_index_counters')
+   AND p.pronamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'btree_jit')
+   AND a.n > array_length(p.proargnames, 1) - 5
+ ORDER BY p.proname, a.n;
+
 -- this session's searches are in the view once its transaction ended
 CREATE TABLE upgrade_t (id int PRIMARY KEY);
 INSERT INTO upgrade_t SELECT generate_series(1, 1000);
@@ -103,6 +129,13 @@ SELECT btree_jit_reset();
 DO $$ BEGIN FOR i IN 1..100 LOOP PERFORM id FROM upgrade_t WHERE id = i; END LOOP; END $$;
 SELECT indexname, tablename, schemaname, jit_searches + stock_searches AS searches
   FROM btree_jit_indexes WHERE indexname = 'upgrade_t_pkey';
+-- its build counts are filled in, in the view and in this backend's function
+SELECT jit_builds >= 0 AND verified_builds >= 0 AND
+       jit_build_compares >= 0 AND verified_build_compares >= 0 AS view_build_counts
+  FROM btree_jit_indexes WHERE indexname = 'upgrade_t_pkey';
+SELECT jit_builds >= 0 AND verified_builds >= 0 AND
+       jit_build_compares >= 0 AND verified_build_compares >= 0 AS build_counts
+  FROM btree_jit_index_stats() WHERE indexrelid = 'upgrade_t_pkey'::regclass;
 SELECT max_indexes, entries > 0 AS has_entries, evictions FROM btree_jit_indexes_info();
 RESET enable_seqscan;
 RESET enable_bitmapscan;

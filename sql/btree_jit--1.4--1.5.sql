@@ -1,0 +1,126 @@
+/* btree_jit--1.4--1.5.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION btree_jit UPDATE TO '1.5'" to load this file. \quit
+
+-- 1.5: B-tree builds (CREATE INDEX, REINDEX: btbuild) compile the index's
+-- key shape before sorting and sort with the compiled comparator.
+-- btree_jit_index_stats(), btree_jit_index_counters() and the view
+-- btree_jit_indexes gain their counts, after stock_leafreads: jit_builds
+-- (builds of the index that started with compiled code for its key shape)
+-- and verified_builds (of those, run under btree_jit.verify);
+-- jit_build_compares (comparisons of the build's sort made by the compiled
+-- build comparator) and verified_build_compares (of those, compared with
+-- the server's comparator under btree_jit.verify).
+--
+-- Each changed function has a C entry point of its own for 1.5, so that
+-- 1.4's definitions keep working with this module until the update.
+
+DROP FUNCTION btree_jit_index_stats();
+CREATE FUNCTION btree_jit_index_stats(
+    OUT indexrelid regclass,
+    OUT state text,
+    OUT reason text,
+    OUT signature text,
+    OUT jit_searches bigint,
+    OUT stock_searches bigint,
+    OUT declined_searches bigint,
+    OUT verified_searches bigint,
+    OUT compile_ms float8,
+    OUT code_source text,
+    OUT jit_compares bigint,
+    OUT verified_compares bigint,
+    OUT jit_inserts bigint,
+    OUT verified_inserts bigint,
+    OUT jit_checks bigint,
+    OUT verified_checks bigint,
+    OUT jit_leafreads bigint,
+    OUT verified_leafreads bigint,
+    OUT stock_checks bigint,
+    OUT stock_leafreads bigint,
+    OUT jit_builds bigint,
+    OUT verified_builds bigint,
+    OUT jit_build_compares bigint,
+    OUT verified_build_compares bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+DROP VIEW btree_jit_indexes;
+DROP FUNCTION btree_jit_index_counters();
+CREATE FUNCTION btree_jit_index_counters(
+    OUT dbid oid,
+    OUT indexrelid oid,
+    OUT state text,
+    OUT reason text,
+    OUT signature text,
+    OUT jit_searches bigint,
+    OUT stock_searches bigint,
+    OUT declined_searches bigint,
+    OUT verified_searches bigint,
+    OUT jit_compares bigint,
+    OUT verified_compares bigint,
+    OUT compiles bigint,
+    OUT compile_failures bigint,
+    OUT last_compile_ms float8,
+    OUT code_source text,
+    OUT last_code_at timestamptz,
+    OUT jit_inserts bigint,
+    OUT verified_inserts bigint,
+    OUT jit_checks bigint,
+    OUT verified_checks bigint,
+    OUT jit_leafreads bigint,
+    OUT verified_leafreads bigint,
+    OUT stock_checks bigint,
+    OUT stock_leafreads bigint,
+    OUT jit_builds bigint,
+    OUT verified_builds bigint,
+    OUT jit_build_compares bigint,
+    OUT verified_build_compares bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+-- The indexes of the current database and the shared catalogs, by name.
+CREATE VIEW btree_jit_indexes AS
+  SELECT s.dbid,
+         n.nspname AS schemaname,
+         t.relname AS tablename,
+         c.relname AS indexname,
+         s.indexrelid,
+         s.state,
+         s.reason,
+         s.signature,
+         s.jit_searches,
+         s.stock_searches,
+         s.declined_searches,
+         s.verified_searches,
+         s.jit_compares,
+         s.verified_compares,
+         s.jit_inserts,
+         s.verified_inserts,
+         s.jit_checks,
+         s.verified_checks,
+         s.jit_leafreads,
+         s.verified_leafreads,
+         s.stock_checks,
+         s.stock_leafreads,
+         s.jit_builds,
+         s.verified_builds,
+         s.jit_build_compares,
+         s.verified_build_compares,
+         s.compiles,
+         s.compile_failures,
+         s.last_compile_ms,
+         s.code_source,
+         s.last_code_at
+    FROM btree_jit_index_counters() s
+    LEFT JOIN pg_catalog.pg_class c ON c.oid = s.indexrelid
+    LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_index i ON i.indexrelid = s.indexrelid
+    LEFT JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
+   WHERE s.dbid = 0
+      OR s.dbid = (SELECT d.oid FROM pg_catalog.pg_database d
+                    WHERE d.datname = pg_catalog.current_database());
+
+GRANT SELECT ON btree_jit_indexes TO PUBLIC;

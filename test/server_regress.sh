@@ -10,7 +10,9 @@
 #   off         shared_preload_libraries = ''           (the baseline)
 #   on          module preloaded, btree_jit.enabled = on
 #   verify      as on, plus btree_jit.verify = on       (JIT and stock path run
-#               side by side on every page search; a difference is an ERROR)
+#               side by side on every page search; a difference is an ERROR),
+#               and btree_jit.build_compile_rows = 0 (every index build
+#               sorts with compiled code, compared on every pair)
 #   verify_jit  as verify, plus the server's own JIT for every query
 #               (jit_above_cost = 0: each query's expressions and tuple
 #               deforming are compiled by the server's LLVM), so both JITs
@@ -92,6 +94,8 @@ run_conf() {
 	verify)
 		echo "btree_jit.enabled = on"
 		echo "btree_jit.verify = on"
+		# every index build compiles (or links) its shape and sorts with it
+		echo "btree_jit.build_compile_rows = ${BTJIT_BUILD_COMPILE_ROWS:-0}"
 		;;
 	verify_jit)
 		echo "btree_jit.enabled = on"
@@ -220,6 +224,14 @@ query_check_counts() {
 		coalesce(sum(jit_leafreads), 0) FROM btree_jit_index_counters()' 2>/dev/null
 }
 
+query_build_counts() {
+	# index builds that sorted with compiled code, and their comparisons
+	# (verified, compiled), summed over every database's shared entries
+	psql_as -d postgres -At -F ' ' -c 'SELECT coalesce(sum(jit_builds), 0),
+		coalesce(sum(verified_build_compares), 0),
+		coalesce(sum(jit_build_compares), 0) FROM btree_jit_index_counters()' 2>/dev/null
+}
+
 query_leafread_coverage() {
 	# Of the leaf reads and key checks of compiled indexes (the server's
 	# reads of an index without code, reason "not compiled", left out), how
@@ -327,6 +339,16 @@ do_run() {
 				fi
 			else
 				run_notes[$run]+=" (no btree_jit_index_counters() counts)"
+			fi
+			# the verify run compiles every build's shape
+			# (btree_jit.build_compile_rows = 0): its sorts must have
+			# been compared with the server's comparator
+			if read -r jbuilds vbcmp jbcmp < <(query_build_counts) && [[ -n $jbcmp ]]; then
+				echo "btree_jit_index_counters() after $run: builds with compiled code $jbuilds, verified/jit build comparisons $vbcmp/$jbcmp"
+				if [[ $run == verify && ($jbuilds -le 0 || $vbcmp -le 0) ]]; then
+					run_notes[$run]+=" jit_builds or verified_build_compares = 0 with verify on;"
+					ok=0
+				fi
 			fi
 			report_leafread_coverage "$run" "$out"
 		else

@@ -155,8 +155,9 @@ def parse_args(argv):
         if a.n_timing is None:
             a.n_timing = 300000
     elif a.all:
-        # the extra working-set sizes are --working-set's, not --all's
-        a.selected, a.mode = [n for n in avail if n not in wl.WORKING_SET_ONLY], "all"
+        # the extra working-set sizes are --working-set's, not --all's; the
+        # index builds are named (bench/README.md, "Index builds")
+        a.selected, a.mode = [n for n in avail if n not in wl.WORKING_SET_ONLY + wl.BUILDS], "all"
     elif a.workloads:
         a.selected, a.mode = a.workloads, "subset"
     else:
@@ -167,7 +168,7 @@ def parse_args(argv):
 def measure_counts(a, work, counter, n_of):
     """Instruction counts (single-user, and per connection): their rows."""
     rows = []
-    counted = [w for w in work if w.queries and w.kind in ("sql", "pgbench")]
+    counted = [w for w in work if w.queries and w.kind in ("sql", "pgbench") and w.get("counts") != "none"]
     if counter != "none" and counted:
         plan_checks(counted, n_of)
         stock_names = [w.name for w in counted] if a.stock_arm else [n for n in wl.HEADLINE]
@@ -232,7 +233,7 @@ def legend_lines(counter_txt, t_data, t_counts, t_timing, total):
         legend.insert(0, "!!! JIT VERIFICATION FAILED:\n!!!   " + "\n!!!   ".join(JIT_PROBLEMS))
     elif MOD.loaded and MOD.active:
         legend.insert(0, "JIT verified: every 'on' measurement above (except where it says no JIT is expected) searched its indexes through JIT code "
-                         "(index stats / status counters; 'off' runs had 0 JIT searches).")
+                         "or built them with the compiled comparator (index stats / status counters; 'off' runs had 0 JIT searches and builds).")
     return legend
 
 

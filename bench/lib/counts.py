@@ -34,7 +34,7 @@ import harness as h
 import report
 from cluster import MOD, cluster_start, cluster_stop, module_fingerprint, note_fingerprint, with_module_note
 from harness import ARMS, OS_USER, BenchError, detail, du, psql, run, say
-from jitcheck import JIT_PROBLEMS, check_sql, parse_check, used_jit
+from jitcheck import JIT_PROBLEMS, check_sql, jit_work, off_used_jit, parse_check, used_jit
 from singleuser import single_user_run, single_user_text
 
 # --------------------------------------------------------------------------
@@ -240,6 +240,10 @@ def prime_object_cache(work, workdir, counter):
     say("primed in %.0fs: %d cached objects" % (time.time() - t, n))
 
 
+# Statements EXPLAIN does not take (the build_* workloads' CREATE INDEX)
+UTILITY = re.compile(r"^\s*(CREATE|DROP|ALTER|REINDEX|CLUSTER|VACUUM|DO)\b", re.I)
+
+
 def plan_checks(work, n_of):
     """The counted statement must have the same plan at N, at 0 and at
     n_full (else the baseline subtraction would compare different plans)."""
@@ -247,6 +251,10 @@ def plan_checks(work, n_of):
         if w.kind != "sql":
             continue
         for q in w.queries:
+            if UTILITY.match(q.sql):
+                # CREATE INDEX: no plan; query(0) is no statement at all
+                say("plan %s/%s: a utility statement, no plan to check" % (w.name, q.name))
+                continue
             plans = {}
             for n in sorted({n_of(w), 0, w.getint("n_full"), w.getint("n_timing") or 0}):
                 sql = "\n".join(w.section("session") + w.section("round_setup"))
@@ -527,7 +535,7 @@ def count_rows(work, jobs, counter, n_of):
                        % (w.name, q.name, arm, n, a.count_n, a.base, a.base_spread, a.per_unit))
             notes.append(jit_note_single_user(w, q, arms))
             ceil = None
-            if off.search is not None and on.fc2c is not None:
+            if off.search is not None and on.fc2c is not None and w.get("ceiling") != "none":
                 ceil = breakdown.ceiling(off.per_unit, off.search, off.fc2c, on.fc2c)
                 detail("CEILING %s/%s: off %.1f/unit, page search %.1f, FunctionCall2Coll off %.1f on %.1f -> %s"
                        % (w.name, q.name, off.per_unit, off.search, off.fc2c, on.fc2c, ceil))
@@ -597,8 +605,8 @@ def jit_note_single_user(w, q, arms):
             bad.append("%s: %s" % (idx, st or "no stats row"))
     if off.check:
         for idx, st in off.check["indexes"].items():
-            if st["jit"] != 0:
-                JIT_PROBLEMS.append("%s off: %s had %d JIT searches with btree_jit.enabled=off" % (label, idx, st["jit"]))
+            if off_used_jit(st):
+                JIT_PROBLEMS.append("%s off: %s had %s with btree_jit.enabled=off" % (label, idx, jit_work(st)))
     # compile work inside the measured difference?
     other = on.other_check
     if other is not None and c_on.get("compiles") != other.get("compiles"):
@@ -608,7 +616,10 @@ def jit_note_single_user(w, q, arms):
     if bad:
         JIT_PROBLEMS.append("%s on: the JIT was NOT used: %s" % (label, "; ".join(bad)))
         return "JIT NOT USED (%s)" % "; ".join(bad)
-    return "JIT used: " + ", ".join("%s %s jit searches (code: %s)" % (i, "{:,}".format(c_on["indexes"][i]["jit"]),
-                                                                     c_on["indexes"][i].get("src", "?").replace("_", " "))
-                                    for i in w.indexes)
+    def used(i):
+        st = c_on["indexes"][i]
+        if st["builds"]:
+            return "%s %s" % (i, jit_work(st))
+        return "%s %s (code: %s)" % (i, jit_work(st), st.get("src", "?").replace("_", " "))
+    return "JIT used: " + ", ".join(used(i) for i in w.indexes)
 

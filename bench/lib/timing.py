@@ -15,7 +15,7 @@ import time
 import report
 from cluster import MOD, with_module_note
 from harness import ARMS, BenchError, detail, loadavg, psql, say
-from jitcheck import JIT_PROBLEMS, check_sql, parse_check, used_jit
+from jitcheck import JIT_PROBLEMS, check_sql, jit_work, off_used_jit, parse_check, used_jit
 
 def set_arm(arm):
     """The statement that switches a session to an arm."""
@@ -87,11 +87,13 @@ def verify_sql_jit(w, q):
             extra = ""
             if st["stock"] or st["declined"]:
                 extra = " +%d stock/%d declined" % (st["stock"], st["declined"])
+            if st["builds"]:
+                extra += " (%s)" % jit_work(st)
             bits.append("%s jit%s" % (idx, extra))
         so = res["off"] and res["off"]["indexes"].get(idx)
-        if so and so["jit"]:
+        if off_used_jit(so):
             ok = False
-            bits.append("%s: %d JIT searches with enabled=off!" % (idx, so["jit"]))
+            bits.append("%s: %s with enabled=off!" % (idx, jit_work(so)))
     if not ok:
         JIT_PROBLEMS.append("%s/%s (running cluster): %s" % (w.name, q.name, "; ".join(bits)))
     return ("JIT used: " if ok else "JIT NOT USED: ") + ", ".join(bits), ok

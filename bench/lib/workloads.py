@@ -33,6 +33,14 @@ A workload file is plain SQL with directives in comments:
   -- @query NAME description       a measured statement; {N} = count
   -- @repeat                       (inside a query) repeat its one line
                                    {N} times, {AID} = a pseudo-random key
+                                   (pgbench workloads); a line without
+                                   {AID} is repeated as it is (the build_*
+                                   workloads' CREATE INDEX: {N} builds)
+  -- @counts none                  time only: no instruction counts (a
+                                   parallel build: single-user mode starts
+                                   no workers)
+  -- @ceiling none                 no ceiling column: the workload's gain is
+                                   not in the page search (a build's sort)
 
 Statements end with ';' at the end of a line (dollar-quoted bodies may
 contain such lines).  Full-line '--' comments are dropped.
@@ -75,6 +83,12 @@ HEADLINE = ["probe_int4"]
 # 32 MiB L3).  The two extra sizes are not part of --all.
 WORKING_SET = {"100k": "probe_int4_100k", "2m": "probe_int4", "20m": "probe_int4_20m"}
 WORKING_SET_ONLY = ["probe_int4_100k", "probe_int4_20m"]
+
+# Not part of --all either: the index builds (build_*), whose 'on' arm
+# compiles each key shape under callgrind (about 4 minutes a shape here)
+# and counts builds of 1M rows; bench/README.md, "Index builds".
+BUILDS = ["build_int4x3", "build_int4x3_sorted", "build_int8_text", "build_unique",
+          "build_desc", "build_uuid", "build_parallel"]
 
 # Parametrised instances: name -> (the file it is read from, the values of
 # the file's @param placeholders).  The extra working-set sizes are
@@ -159,6 +173,8 @@ class Query:
         """The statements of this query for count n."""
         if self.repeat:
             line = self.sql
+            if aids is None and "{AID}" not in line:
+                return [line] * n
             return [line.replace("{AID}", str(a)) for a in aids(n)]
         return [s.replace("{N}", str(n)) for s in split_statements(self.sql)]
 

@@ -150,6 +150,8 @@ btjit_sort_verify(const BtjitSortTuple *a, const BtjitSortTuple *b,
 	int			result = s->comparetup(a, b, state);
 	int			stock_result;
 
+	/* counted before the server's comparator may raise its unique error */
+	s->ix->counts.verified_build_compares++;
 #if PG_VERSION_NUM >= 170000
 	stock_result = tiebreak ? s->stock_tiebreak(a, b, state) :
 		s->stock_comparetup(a, b, state);
@@ -157,7 +159,6 @@ btjit_sort_verify(const BtjitSortTuple *a, const BtjitSortTuple *b,
 	Assert(!tiebreak);
 	stock_result = s->stock_comparetup(a, b, state);
 #endif
-	s->ix->counts.verified_build_compares++;
 	if (unlikely((result > 0) != (stock_result > 0) ||
 				 (result < 0) != (stock_result < 0)))
 		ereport(ERROR,

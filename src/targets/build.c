@@ -8,7 +8,7 @@
  * The decision is made here rather than when the sort begins because a
  * parallel build launches its workers first, and a worker never compiles
  * (src/compile/policy.c): it links what its leader stored in the object
- * cache.  A compile costs half a second or so; a build of fewer estimated
+ * cache.  A compile costs 0.3 to 1 s (src/README); a build of fewer estimated
  * rows than btree_jit.build_compile_rows is not worth one and sorts with
  * the server's comparator, unless the index has compiled code already.
  *

@@ -38,6 +38,7 @@
 #include "access/tupmacs.h"
 #include "catalog/pg_collation_d.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
@@ -131,6 +132,7 @@ uint16		btjit_insert_entry(void *rel, void *insertstate, uint64 *counters);
 bool		btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 							  bool *continuescan, uint64 *counters);
 int			btjit_build_comparetup(const void *a, const void *b, void *state);
+bool		btjit_build_presort(void *memtuples, int32 n, void *state);
 
 /*
  * A stored value widened to int64 the way the comparison proc sees it:
@@ -2977,9 +2979,16 @@ btjit_build_compare_nulls(IndexTuple t1, IndexTuple t2, SortSupport ssup,
  * hands the pair to the module (the server's duplicate check), any other
  * sort orders it by heap TID.
  */
+/*
+ * What btjit_build_order returns for two tuples of a unique index's sort
+ * whose keys are all equal: the server's comparator decides those (its
+ * duplicate check), never the compiled code.
+ */
+#define BTJIT_BUILD_EQUAL_UNIQUE INT_MIN
+
 static __attribute__((noinline)) int
-btjit_build_comparetup_general(const BtjitSortTuple *x, const BtjitSortTuple *y,
-							   void *state)
+btjit_build_order_general(const BtjitSortTuple *x, const BtjitSortTuple *y,
+						  void *state)
 {
 	SortSupport ssup = BTJIT_SORT_KEYS(state);
 	const BtjitColumnShape *col0 = &SHAPE.cols[0];
@@ -3010,7 +3019,7 @@ btjit_build_comparetup_general(const BtjitSortTuple *x, const BtjitSortTuple *y,
 			firstcol = 0;
 	}
 	if (c != 0)
-		return c;
+		return c > 0 ? 1 : -1;
 
 	t1 = (IndexTuple) x->tuple;
 	t2 = (IndexTuple) y->tuple;
@@ -3024,24 +3033,23 @@ btjit_build_comparetup_general(const BtjitSortTuple *x, const BtjitSortTuple *y,
 			return c;
 	}
 	if (BTJIT_SORT_UNIQUE(state))
-		return btjit_build_equal_keys(x, y, state);
+		return BTJIT_BUILD_EQUAL_UNIQUE;
 	/* the heap TID, the last key of every B-tree tuple */
 	return btjit_tid_compare(&t1->t_tid, &t2->t_tid);
 }
 
-int
-btjit_build_comparetup(const void *a, const void *b, void *state)
+/*
+ * The order of two SortTuples of a build's sort (-1, 0, 1), or
+ * BTJIT_BUILD_EQUAL_UNIQUE.  The common case first, with nothing called, so
+ * that it needs no saved registers: an integer leading key, no NULLs.
+ */
+static inline __attribute__((always_inline)) int
+btjit_build_order(const BtjitSortTuple *x, const BtjitSortTuple *y,
+				  void *state)
 {
-	const BtjitSortTuple *x = (const BtjitSortTuple *) a;
-	const BtjitSortTuple *y = (const BtjitSortTuple *) b;
 	const BtjitColumnShape *col0 = &SHAPE.cols[0];
 
 	(*btjit_build_compares)++;
-
-	/*
-	 * The common case first, with nothing called but in tail position, so
-	 * that it saves no registers: an integer leading key, no NULLs.
-	 */
 	if (BTJIT_KIND_IS_INT(col0->kind) &&
 		likely(!x->isnull1 && !y->isnull1 &&
 			   BTJIT_SORT_KEYS(state)->abbrev_converter == NULL))
@@ -3064,9 +3072,235 @@ btjit_build_comparetup(const void *a, const void *b, void *state)
 			if (c != 0)
 				return c;
 			if (BTJIT_SORT_UNIQUE(state))
-				return btjit_build_equal_keys(a, b, state);
+				return BTJIT_BUILD_EQUAL_UNIQUE;
 			return btjit_tid_compare(&t1->t_tid, &t2->t_tid);
 		}
 	}
-	return btjit_build_comparetup_general(x, y, state);
+	return btjit_build_order_general(x, y, state);
+}
+
+int
+btjit_build_comparetup(const void *a, const void *b, void *state)
+{
+	int			c = btjit_build_order((const BtjitSortTuple *) a,
+									  (const BtjitSortTuple *) b, state);
+
+	if (unlikely(c == BTJIT_BUILD_EQUAL_UNIQUE))
+		return btjit_build_equal_keys(a, b, state);
+	return c;
+}
+
+/*
+ * The build's presort (BtjitBuildPresortFn): sort the n SortTuples at
+ * memtuples in the order of btjit_build_order before the server's sort
+ * runs, which then only finds them sorted (its quicksort checks that
+ * first).  A quicksort with the comparison inline: the pivot the median of
+ * three (of three medians of three on large ranges), the range partitioned
+ * with the pivot's equals on both sides, the smaller side recursed into and
+ * the larger looped on, short ranges by insertion.  It gives up, leaving a
+ * permutation for the server's sort to order, when the recursion runs too
+ * deep (an input that defeats the pivot choice) or two tuples of a unique
+ * sort have equal keys (the server's sort must find and report those).
+ * Returns whether it sorted them all.
+ */
+typedef struct BtjitPresort
+{
+	void	   *state;
+	SortSupport ssup;
+	bool		int_leading;	/* an integer leading key, not abbreviated */
+	bool		unique;
+	bool		gave_up;
+} BtjitPresort;
+
+#define BTJIT_PRESORT_SMALL 12
+
+/*
+ * btjit_build_order with what is fixed for the whole sort read once
+ * (btjit_build_presort), recording a pair the presort must not decide.  It
+ * does not count: the presort counts as one.
+ */
+static inline __attribute__((always_inline)) int
+btjit_presort_cmp(BtjitPresort *p, const BtjitSortTuple *x,
+				  const BtjitSortTuple *y)
+{
+	int			c;
+
+	if (BTJIT_KIND_IS_INT(SHAPE.cols[0].kind) && p->int_leading &&
+		likely(!x->isnull1 && !y->isnull1))
+	{
+		int64		v1 = btjit_arg_value(x->datum1, SHAPE.cols[0].kind);
+		int64		v2 = btjit_arg_value(y->datum1, SHAPE.cols[0].kind);
+		IndexTuple	t1;
+		IndexTuple	t2;
+
+		if (v1 != v2)
+			return (btjit_col_desc(0) ? v1 > v2 : v1 < v2) ? -1 : 1;
+		t1 = (IndexTuple) x->tuple;
+		t2 = (IndexTuple) y->tuple;
+		if (likely(((t1->t_info | t2->t_info) & INDEX_NULL_MASK) == 0))
+		{
+			c = 0;
+			if (SHAPE.nkeys > 1)
+				c = btjit_build_compare_plain(t1, t2, p->ssup, 1);
+			if (c != 0)
+				return c;
+			if (!p->unique)
+				return btjit_tid_compare(&t1->t_tid, &t2->t_tid);
+			c = BTJIT_BUILD_EQUAL_UNIQUE;
+		}
+		else
+			c = btjit_build_order_general(x, y, p->state);
+	}
+	else
+		c = btjit_build_order_general(x, y, p->state);
+	if (unlikely(c == BTJIT_BUILD_EQUAL_UNIQUE))
+	{
+		p->gave_up = true;
+		return 0;
+	}
+	return c;
+}
+
+static inline __attribute__((always_inline)) void
+btjit_presort_swap(BtjitSortTuple *x, BtjitSortTuple *y)
+{
+	BtjitSortTuple t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+static inline __attribute__((always_inline)) size_t
+btjit_presort_med3(BtjitPresort *p, BtjitSortTuple *a, size_t i, size_t j,
+				   size_t k)
+{
+	if (btjit_presort_cmp(p, &a[i], &a[j]) < 0)
+	{
+		if (btjit_presort_cmp(p, &a[j], &a[k]) < 0)
+			return j;
+		return btjit_presort_cmp(p, &a[i], &a[k]) < 0 ? k : i;
+	}
+	if (btjit_presort_cmp(p, &a[j], &a[k]) > 0)
+		return j;
+	return btjit_presort_cmp(p, &a[i], &a[k]) > 0 ? k : i;
+}
+
+static void
+btjit_presort_insertion(BtjitPresort *p, BtjitSortTuple *a, size_t n)
+{
+	for (size_t i = 1; i < n && !p->gave_up; i++)
+	{
+		BtjitSortTuple t = a[i];
+		size_t		j = i;
+
+		while (j > 0 && btjit_presort_cmp(p, &a[j - 1], &t) > 0)
+		{
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = t;
+	}
+}
+
+static void
+btjit_presort_range(BtjitPresort *p, BtjitSortTuple *a, size_t n, int depth)
+{
+	while (n > BTJIT_PRESORT_SMALL)
+	{
+		size_t		m;
+		size_t		i;
+		size_t		j;
+
+		if (depth-- == 0 || p->gave_up)
+		{
+			p->gave_up = true;
+			return;
+		}
+		CHECK_FOR_INTERRUPTS();
+
+		if (n > 1000)
+		{
+			size_t		d = n / 8;
+
+			m = btjit_presort_med3(p,
+								   a, btjit_presort_med3(p, a, 0, d, 2 * d),
+								   btjit_presort_med3(p, a, n / 2 - d, n / 2, n / 2 + d),
+								   btjit_presort_med3(p, a, n - 1 - 2 * d, n - 1 - d, n - 1));
+		}
+		else
+			m = btjit_presort_med3(p, a, 0, n / 2, n - 1);
+		btjit_presort_swap(&a[0], &a[m]);
+
+		/* a[0] is the pivot; stop on equal keys on both sides */
+		i = 0;
+		j = n;
+		for (;;)
+		{
+			while (btjit_presort_cmp(p, &a[++i], &a[0]) < 0)
+				if (i == n - 1)
+					break;
+			while (btjit_presort_cmp(p, &a[0], &a[--j]) < 0)
+				if (j == 0)
+					break;
+			if (i >= j)
+				break;
+			btjit_presort_swap(&a[i], &a[j]);
+		}
+		btjit_presort_swap(&a[0], &a[j]);
+
+		/* [0, j) <= pivot at j <= [j + 1, n) */
+		if (j < n - 1 - j)
+		{
+			btjit_presort_range(p, a, j, depth);
+			a += j + 1;
+			n -= j + 1;
+		}
+		else
+		{
+			btjit_presort_range(p, a + j + 1, n - 1 - j, depth);
+			n = j;
+		}
+	}
+	btjit_presort_insertion(p, a, n);
+}
+
+bool
+btjit_build_presort(void *memtuples, int32 n, void *state)
+{
+	BtjitPresort p = {.state = state,.gave_up = false};
+	int			depth = 0;
+
+	p.ssup = BTJIT_SORT_KEYS(state);
+	p.int_leading = p.ssup->abbrev_converter == NULL;
+	p.unique = BTJIT_SORT_UNIQUE(state);
+
+	/*
+	 * Only where it pays: an integer leading key the server's quicksort
+	 * compares inline but whose ties it hands the comparator, one call a
+	 * pair.  A single key column leaves it ties of the heap TID alone, and
+	 * any other leading key (an abbreviation, compared inline by the
+	 * server's quicksort) would cost a call a pair here.
+	 */
+	if (!BTJIT_KIND_IS_INT(SHAPE.cols[0].kind) || SHAPE.nkeys == 1 ||
+		!p.int_leading)
+		return false;
+
+	/* input already in order: the server's sort finds it so as cheaply */
+	for (int32 i = 1; i <= n; i++)
+	{
+		if (i == n)
+			return !p.gave_up;
+		if (btjit_presort_cmp(&p, &((BtjitSortTuple *) memtuples)[i - 1],
+							  &((BtjitSortTuple *) memtuples)[i]) > 0 ||
+			p.gave_up)
+			break;
+	}
+	if (p.gave_up)
+		return false;
+
+	for (size_t k = (size_t) n; k > 1; k >>= 1)
+		depth += 2;
+	btjit_presort_range(&p, (BtjitSortTuple *) memtuples, (size_t) n,
+						depth + 8);
+	return !p.gave_up;
 }

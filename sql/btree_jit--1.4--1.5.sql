@@ -10,7 +10,10 @@
 -- (builds of the index that started with compiled code for its key shape)
 -- and verified_builds (of those, run under btree_jit.verify);
 -- jit_build_compares (comparisons of the build's sort made by the compiled
--- build comparator) and verified_build_compares (of those, compared with
+-- build comparator), jit_build_presorts (on 15, 17 and 18, the build sorts
+-- whose tuples the module ordered before the server's sort; their
+-- comparisons are not counted as build comparisons) and the verified_ count
+-- of each (of those, compared with
 -- the server's comparator under btree_jit.verify).
 --
 -- Each changed function has a C entry point of its own for 1.5, so that
@@ -41,7 +44,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_builds bigint,
     OUT verified_builds bigint,
     OUT jit_build_compares bigint,
-    OUT verified_build_compares bigint)
+    OUT verified_build_compares bigint,
+    OUT jit_build_presorts bigint,
+    OUT verified_build_presorts bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -76,7 +81,9 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_builds bigint,
     OUT verified_builds bigint,
     OUT jit_build_compares bigint,
-    OUT verified_build_compares bigint)
+    OUT verified_build_compares bigint,
+    OUT jit_build_presorts bigint,
+    OUT verified_build_presorts bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -109,6 +116,8 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_builds,
          s.jit_build_compares,
          s.verified_build_compares,
+         s.jit_build_presorts,
+         s.verified_build_presorts,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,

@@ -76,6 +76,14 @@ typedef int (*BtjitBuildComparetupFn) (const void *a, const void *b,
 									   void *state);
 
 /*
+ * The build's presort: sort a build's SortTuples (memtuples[0..n)) in the
+ * build comparator's order before the server's sort runs; false when it
+ * gave up (a unique sort's equal keys, or too deep a recursion), leaving a
+ * permutation of them.
+ */
+typedef bool (*BtjitBuildPresortFn) (void *memtuples, int32 n, void *state);
+
+/*
  * The module's callbacks for a declined call: run the stock path for it
  * and count it.  The counters are the ones the entry was given.
  */

@@ -9,7 +9,9 @@
  * reimplementation of _bt_readpage, the compiled check reproduces
  * _bt_checkkeys, the compiled insertion search _bt_binsrch_insert, the
  * build comparator comparetup_index_btree (and reads the private sort
- * state tuplesort_begin_index_btree builds: include/sortmirror.h).  19's
+ * state tuplesort_begin_index_btree and tuplesort_begin_batch build:
+ * include/sortmirror.h), and the build's presort runs before
+ * tuplesort_performsort's sort of the tuples in memory.  19's
  * sort source is not served here; there the layout's read-back at every
  * sort (targets/buildsort.c) is the only check.  A point
  * release that fixes a bug in one of them would be bypassed silently, so a
@@ -57,6 +59,8 @@ BTJIT_MIRROR(READPAGE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_setuppo
 BTJIT_MIRROR(READPAGE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_savepostingitem", "79ed5772c1e41869")
 BTJIT_MIRROR(BUILDSORT, 15, "src/backend/utils/sort/tuplesort.c", "comparetup_index_btree", "caf14f6a04166ddb")
 BTJIT_MIRROR(BUILDSORT, 15, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_index_btree", "1f970329eada6c79")
+BTJIT_MIRROR(PRESORT, 15, "src/backend/utils/sort/tuplesort.c", "tuplesort_performsort", "c5807a51c9ef046c")
+BTJIT_MIRROR(PRESORT, 15, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "62c02c75731cd880")
 BTJIT_CHECKED(15, 150018, "Debian 15.18-0+deb12u1 (bookworm)")
 BTJIT_CHECKED(15, 150019, "upstream 15.19 (postgresql-15_15.19.orig.tar.bz2 of bookworm-security; its .dsc is not served)")
 
@@ -73,6 +77,8 @@ BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_savepos
 BTJIT_MIRROR(BUILDSORT, 17, "src/backend/utils/sort/tuplesortvariants.c", "comparetup_index_btree", "32f18c0b1c7ddeec")
 BTJIT_MIRROR(BUILDSORT, 17, "src/backend/utils/sort/tuplesortvariants.c", "comparetup_index_btree_tiebreak", "43d237085a3abd72")
 BTJIT_MIRROR(BUILDSORT, 17, "src/backend/utils/sort/tuplesortvariants.c", "tuplesort_begin_index_btree", "8c0fc84beda7702e")
+BTJIT_MIRROR(PRESORT, 17, "src/backend/utils/sort/tuplesort.c", "tuplesort_performsort", "dc6ab13616775bd9")
+BTJIT_MIRROR(PRESORT, 17, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "d99e7a904dbe63c3")
 BTJIT_CHECKED(17, 170011, "Debian 17.11-0+deb13u1 (trixie)")
 
 /* PostgreSQL 18 */
@@ -88,6 +94,8 @@ BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_savepos
 BTJIT_MIRROR(BUILDSORT, 18, "src/backend/utils/sort/tuplesortvariants.c", "comparetup_index_btree", "32f18c0b1c7ddeec")
 BTJIT_MIRROR(BUILDSORT, 18, "src/backend/utils/sort/tuplesortvariants.c", "comparetup_index_btree_tiebreak", "43d237085a3abd72")
 BTJIT_MIRROR(BUILDSORT, 18, "src/backend/utils/sort/tuplesortvariants.c", "tuplesort_begin_index_btree", "52522e757ac3b147")
+BTJIT_MIRROR(PRESORT, 18, "src/backend/utils/sort/tuplesort.c", "tuplesort_performsort", "19f64878f2ea7a14")
+BTJIT_MIRROR(PRESORT, 18, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "d99e7a904dbe63c3")
 BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
 
 /*

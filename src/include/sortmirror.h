@@ -114,6 +114,9 @@ typedef struct BtjitTuplesortstate15
 #define BTJIT_SORT_UNIQUE(state) \
 	(((BtjitTuplesortstate15 *) (state))->enforceUnique)
 
+/* what the presort reads and orders (performsort's serial in-memory case) */
+#define BTJIT_SORT_PRIVATE(state)	((BtjitTuplesortstate15 *) (state))
+
 #else
 
 typedef SortTuple BtjitSortTuple;
@@ -133,6 +136,34 @@ typedef struct BtjitSortIndexBTreeArg
 #define BTJIT_SORT_UNIQUE(state) \
 	(((BtjitSortIndexBTreeArg *) \
 	  TuplesortstateGetPublic((Tuplesortstate *) (state))->arg)->enforceUnique)
+
+#if PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 190000
+/*
+ * 17's and 18's Tuplesortstate (tuplesort.c, the same in both) up to the
+ * in-memory array, after the public part; for the presort.
+ */
+typedef struct BtjitTuplesortstate17
+{
+	TuplesortPublic base;
+	int			status;
+	bool		bounded;
+	bool		boundUsed;
+	int			bound;
+	int64		tupleMem;
+	int64		availMem;
+	int64		allowedMem;
+	int			maxTapes;
+	int64		maxSpace;
+	bool		isMaxSpaceDisk;
+	int			maxSpaceStatus;
+	void	   *tapeset;
+	SortTuple  *memtuples;
+	int			memtupcount;
+	int			memtupsize;
+} BtjitTuplesortstate17;
+
+#define BTJIT_SORT_PRIVATE(state)	((BtjitTuplesortstate17 *) (state))
+#endif
 
 #endif
 

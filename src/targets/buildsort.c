@@ -61,12 +61,30 @@ const BtjitTargetImpl btjit_target_buildsort = {
 	.declined = (void *) btjit_build_equal_keys,
 };
 
+#if PG_VERSION_NUM < 190000
+typedef void (*BtjitPerformsortFn) (Tuplesortstate *state);
+
+#define BTJIT_STOCK_PRESORT \
+	((BtjitPerformsortFn) btjit_module.stock[BTJIT_TARGET_PRESORT])
+
+static void btjit_dispatch_presort(Tuplesortstate *state);
+
+/* tuplesort_performsort's row (targetlist.h): the sorts it serves are here */
+const BtjitTargetImpl btjit_target_presort = {
+	.dispatcher = (void *) btjit_dispatch_presort,
+};
+#else
+const BtjitTargetImpl btjit_target_presort = {0};
+#endif
+
 /* A sort the module compares for, while it lives (in its main context). */
 typedef struct BtjitSort
 {
 	Tuplesortstate *state;
 	struct BtjitSort *next;
 	BtjitBuildComparetupFn comparetup;	/* the compiled comparator */
+	BtjitBuildPresortFn presort;	/* the compiled presort, or NULL */
+	bool		verify;			/* btree_jit.verify when it was taken */
 	BtjitIndex *ix;
 	SortSupport sortkeys;		/* the sort's, one per key column */
 	BtjitSortComparator stock_comparetup;
@@ -96,13 +114,21 @@ static bool btjit_sort_layout_refused = false;
 static uint64 btjit_build_compares_unattributed = 0;
 uint64	   *btjit_build_compares = &btjit_build_compares_unattributed;
 
-static BtjitSort *
-btjit_sort_of(Tuplesortstate *state)
+static inline BtjitSort *
+btjit_sort_find(Tuplesortstate *state)
 {
 	BtjitSort  *s = btjit_sorts;
 
 	while (s != NULL && s->state != state)
 		s = s->next;
+	return s;
+}
+
+static BtjitSort *
+btjit_sort_of(Tuplesortstate *state)
+{
+	BtjitSort  *s = btjit_sort_find(state);
+
 	if (s == NULL)
 		elog(ERROR, "btree_jit: a compiled build comparator was called for a sort the module did not take");
 	return s;
@@ -147,11 +173,15 @@ btjit_sort_verify(const BtjitSortTuple *a, const BtjitSortTuple *b,
 				  Tuplesortstate *state, bool tiebreak)
 {
 	BtjitSort  *s = btjit_sort_of(state);
-	int			result = s->comparetup(a, b, state);
+	int			result;
 	int			stock_result;
 
-	/* counted before the server's comparator may raise its unique error */
+	/*
+	 * counted first: the compiled comparator hands a unique sort's equal
+	 * keys to the server's comparator, which may raise its duplicate error
+	 */
 	s->ix->counts.verified_build_compares++;
+	result = s->comparetup(a, b, state);
 #if PG_VERSION_NUM >= 170000
 	stock_result = tiebreak ? s->stock_tiebreak(a, b, state) :
 		s->stock_comparetup(a, b, state);
@@ -246,6 +276,81 @@ btjit_sort_layout_ok(Tuplesortstate *state, Relation heapRel,
 }
 
 /*
+ * The in-memory array of a sort just begun, as the presort reads it
+ * (sortmirror.h): the initial state, no tuples yet, an array allocated in
+ * the sort's main context (tuplesort_begin_batch's, kept by its growth).  Checked once per sort, when it is taken.
+ */
+static bool
+btjit_presort_layout_ok(Tuplesortstate *state)
+{
+#if PG_VERSION_NUM < 160000
+	BtjitTuplesortstate15 *m = BTJIT_SORT_PRIVATE(state);
+	MemoryContext maincontext = m->maincontext;
+#elif PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 190000
+	BtjitTuplesortstate17 *m = BTJIT_SORT_PRIVATE(state);
+	MemoryContext maincontext = m->base.maincontext;
+#endif
+
+#if PG_VERSION_NUM < 160000 || (PG_VERSION_NUM >= 170000 && PG_VERSION_NUM < 190000)
+	return m->status == 0 && !m->bounded && m->memtupcount == 0 &&
+		m->memtupsize > 0 && m->memtuples != NULL &&
+		GetMemoryChunkContext(m->memtuples) == maincontext;
+#else
+	return false;
+#endif
+}
+
+#if PG_VERSION_NUM < 190000
+/*
+ * Before the server's sort of a taken sort's tuples in memory (the serial
+ * sort, or a worker's run): order them with the compiled presort, so that
+ * the server's quicksort, which checks first whether its input is sorted,
+ * finds them so.  Under verify, every neighbouring pair is checked with the
+ * server's comparator first.  Whatever the presort does, the server's sort
+ * still runs: a presort that gave up leaves it the work.
+ */
+static pg_noinline void
+btjit_sort_presort(Tuplesortstate *state)
+{
+	BtjitSort  *s = btjit_sort_find(state);
+	BtjitSortTuple *tuples;
+	int			n;
+
+	if (s == NULL || s->presort == NULL)
+		return;
+	tuples = (BtjitSortTuple *) BTJIT_SORT_PRIVATE(state)->memtuples;
+	n = BTJIT_SORT_PRIVATE(state)->memtupcount;
+	if (BTJIT_SORT_PRIVATE(state)->status != 0 || n < 2 ||
+		n > BTJIT_SORT_PRIVATE(state)->memtupsize)
+		return;
+	if (!s->presort(tuples, n, state))
+		return;
+	s->ix->counts.jit_build_presorts++;
+	if (s->verify)
+	{
+		s->ix->counts.verified_build_presorts++;
+		for (int i = 1; i < n; i++)
+			if (unlikely(s->stock_comparetup(&tuples[i - 1], &tuples[i], state) > 0))
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("btree_jit: compiled presort in the build of index \"%s\" differs from the server's order",
+								RelationGetRelationName(s->index)),
+						 errdetail("Tuples %d and %d of %d are out of order by the server's comparator; shape %s.",
+								   i - 1, i, n, s->ix->signature),
+						 errhint(BTJIT_VERIFY_HINT)));
+	}
+}
+
+static void
+btjit_dispatch_presort(Tuplesortstate *state)
+{
+	if (btjit_sorts != NULL)
+		btjit_sort_presort(state);
+	BTJIT_STOCK_PRESORT(state);
+}
+#endif
+
+/*
  * Take a sort the server just began for indexRel, when the index has
  * compiled code (btbuild's target compiled it, or a parallel worker links
  * what its leader compiled) and the sort's layout reads back: its
@@ -295,6 +400,10 @@ btjit_sort_take(Tuplesortstate *state, Relation heapRel, Relation indexRel,
 	*sort = probe;
 	sort->state = state;
 	sort->comparetup = compiled;
+	sort->verify = btjit_verify;
+	if (btjit_module.outcome[BTJIT_TARGET_PRESORT] == BTJIT_REDIRECT_DONE &&
+		btjit_presort_layout_ok(state))
+		sort->presort = btjit_entry_PRESORT(ix->entries);
 	sort->ix = ix;
 	sort->index = indexRel;
 	sort->unlink.func = btjit_sort_unlink;

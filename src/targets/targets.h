@@ -15,7 +15,8 @@
  *	  build.c		btbuild: compiles a large build's key shape before it
  *					reads the heap
  *	  buildsort.c	tuplesort_begin_index_btree: the build's sort compares
- *					with the compiled build comparator
+ *					with the compiled build comparator; and, for the same
+ *					sorts, tuplesort_performsort: the compiled presort
  *
  * Each file exports one BtjitTargetImpl, named after its row; start-up
  * (src/btree_jit.c) hands the dispatchers to src/runtime/redirects.c and

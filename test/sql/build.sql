@@ -60,6 +60,21 @@ SELECT x AS index, s.*
                     'bld_numeric', 'bld_float_uuid', 'bld_bpchar',
                     'bld_expr']::regclass[]) x,
        build_state(x) s;
+-- Up to 18 the module also orders a build's tuples before the server's
+-- sort (which then finds them sorted) where the leading key is an integer
+-- and there is more than one key column; verify checks every pair of
+-- neighbours with the server's comparator.  19's sort state is not
+-- mirrored.
+SELECT x.idx AS index,
+       (s.jit_build_presorts > 0) =
+       (x.int_leading AND current_setting('server_version_num')::int < 190000)
+       AS presorted_as_expected,
+       s.verified_build_presorts = s.jit_build_presorts AS verified
+  FROM (VALUES ('bld_int3'::regclass, true), ('bld_desc', true),
+               ('bld_expr', true), ('bld_text_c', false),
+               ('bld_numeric', false)) x(idx, int_leading),
+       btree_jit_index_stats() s
+ WHERE s.indexrelid = x.idx;
 SELECT x AS index, bt_index_parent_check(x, true)
   FROM unnest(ARRAY['bld_int3', 'bld_desc', 'bld_text_c', 'bld_text_icu',
                     'bld_numeric', 'bld_float_uuid', 'bld_bpchar',

@@ -34,8 +34,11 @@
 #              other databases' counters only for pg_read_all_stats
 #   package    test/suite-package.sh: the Debian package
 #              postgresql-<major>-btree-jit built with that distribution's
-#              tooling, installed, used, purged (BTJIT_MATRIX_PACKAGE=0
-#              skips it)
+#              tooling, installed, used, purged, for the majors in
+#              BTJIT_MATRIX_PACKAGE (default "18 19": 17's package is built,
+#              installed, used and purged on trixie by test/suite-install.sh,
+#              and 15's by it and test/suite-package.sh on the host; "all"
+#              every version, "0" none)
 # Every step runs even when an earlier one failed (except after a failed
 # build).  Logs and results come back to test/results/versions/<major>/;
 # the last lines are a table, one row per version, and "N passed, M failed"
@@ -127,9 +130,14 @@ in_chroot() {
 	in_step diff bash test/suite-differential.sh "${diff_args[@]}" || fail=1
 	in_step stats bash test/suite-indexstats.sh || fail=1
 	in_step roles bash test/suite-roles.sh || fail=1
-	if [[ ${BTJIT_MATRIX_PACKAGE:-1} != 0 ]]; then
+	local major
+	major=$("$PG_CONFIG" --version | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p')
+	case " ${BTJIT_MATRIX_PACKAGE:-18 19} " in
+	*" all "* | *" $major "*)
 		in_step package bash test/suite-package.sh || fail=1
-	fi
+		;;
+	*) echo "--- [$matrix_label] package: not in BTJIT_MATRIX_PACKAGE=\"${BTJIT_MATRIX_PACKAGE:-18 19}\"" ;;
+	esac
 	return "$fail"
 }
 

@@ -133,6 +133,20 @@ bool		btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
 							  bool *continuescan, uint64 *counters);
 int			btjit_build_comparetup(const void *a, const void *b, void *state);
 bool		btjit_build_presort(void *memtuples, int32 n, void *state);
+int32		btjit_keep_natts_entry(void *rel, void *lastleft, void *firstright,
+								   uint64 *counters);
+
+/*
+ * A function called from many places whose body holds every column kind's
+ * code until the shape is bound: clang must not inline it when it builds
+ * the template (each copy would carry all the kinds, and every compile
+ * would parse, optimise and throw them away), but the specialiser makes it
+ * always_inline once the shape has folded it to the shape's few
+ * instructions.  Each such function is listed in
+ * btjit_inline_after_bind[] (at the end of this file), which the
+ * specialiser reads and deletes.
+ */
+#define BTJIT_INLINE_AFTER_BIND __attribute__((noinline))
 
 /*
  * A stored value widened to int64 the way the comparison proc sees it:
@@ -1382,7 +1396,7 @@ btjit_proc_is_difference(const BtjitColumnShape *col, int argkind)
  * collation it does not know, a toasted argument): the column's proc is
  * then called.
  */
-static inline __attribute__((always_inline)) BtjitArg
+static BTJIT_INLINE_AFTER_BIND BtjitArg
 btjit_decode_arg(const BtjitColumnShape *col, ScanKey sk, int argkind)
 {
 	BtjitArg	a;
@@ -1769,7 +1783,7 @@ btjit_entry(void *rel, void *scankey, int buf, uint64 *counters)
  * whatever the C library's memcmp() returns.  Returns false if a called
  * proc returned NULL.
  */
-static inline __attribute__((always_inline)) bool
+static BTJIT_INLINE_AFTER_BIND bool
 btjit_exact_attr(int i, const BtjitKey *k, const char *ptr, int32 *result)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
@@ -2463,7 +2477,7 @@ btjit_check_int_column(int i, ScanKey sk, const char *ptr)
  * instance (btjit_check_int_column); those of the float and string
  * families in the general one.
  */
-static inline __attribute__((always_inline)) int
+static BTJIT_INLINE_AFTER_BIND int
 btjit_check_column(int i, ScanKey sk, const char *ptr, bool general)
 {
 	const BtjitColumnShape *col = &SHAPE.cols[i];
@@ -2734,7 +2748,7 @@ btjit_check_entry(void *scan, void *tuple, int tupnatts, int dir,
  */
 
 /* Sign of the order of two stored values of an inline kind, if it applies. */
-static inline __attribute__((always_inline)) bool
+static BTJIT_INLINE_AFTER_BIND bool
 btjit_stored_sign(const BtjitColumnShape *col, const char *p1, const char *p2,
 				  int *sign)
 {
@@ -3115,11 +3129,21 @@ typedef struct BtjitPresort
 #define BTJIT_PRESORT_SMALL 12
 
 /*
+ * A partition of more tuples than this touches more index tuples than the
+ * caches hold: each comparison whose leading keys tie reads both tuples,
+ * and the tuples lie in the heap's order, so its scan prefetches the tuple
+ * BTJIT_PRESORT_AHEAD places ahead of each side.  Smaller partitions find
+ * their tuples cached by the partitioning above them.
+ */
+#define BTJIT_PRESORT_PREFETCH_MIN 16384
+#define BTJIT_PRESORT_AHEAD 8
+
+/*
  * btjit_build_order with what is fixed for the whole sort read once
  * (btjit_build_presort), recording a pair the presort must not decide.  It
  * does not count: the presort counts as one.
  */
-static inline __attribute__((always_inline)) int
+static BTJIT_INLINE_AFTER_BIND int
 btjit_presort_cmp(BtjitPresort *p, const BtjitSortTuple *x,
 				  const BtjitSortTuple *y)
 {
@@ -3234,17 +3258,37 @@ btjit_presort_range(BtjitPresort *p, BtjitSortTuple *a, size_t n, int depth)
 		/* a[0] is the pivot; stop on equal keys on both sides */
 		i = 0;
 		j = n;
-		for (;;)
+		if (n > BTJIT_PRESORT_PREFETCH_MIN)
 		{
-			while (btjit_presort_cmp(p, &a[++i], &a[0]) < 0)
-				if (i == n - 1)
+			for (;;)
+			{
+				/* ahead within the partition: a[0 .. n) */
+				do
+					__builtin_prefetch(a[Min(i + 1 + BTJIT_PRESORT_AHEAD, n - 1)].tuple);
+				while (btjit_presort_cmp(p, &a[++i], &a[0]) < 0 && i < n - 1);
+				do
+					__builtin_prefetch(a[j > BTJIT_PRESORT_AHEAD ?
+										 j - 1 - BTJIT_PRESORT_AHEAD : 0].tuple);
+				while (btjit_presort_cmp(p, &a[0], &a[--j]) < 0 && j > 0);
+				if (i >= j)
 					break;
-			while (btjit_presort_cmp(p, &a[0], &a[--j]) < 0)
-				if (j == 0)
+				btjit_presort_swap(&a[i], &a[j]);
+			}
+		}
+		else
+		{
+			for (;;)
+			{
+				while (btjit_presort_cmp(p, &a[++i], &a[0]) < 0)
+					if (i == n - 1)
+						break;
+				while (btjit_presort_cmp(p, &a[0], &a[--j]) < 0)
+					if (j == 0)
+						break;
+				if (i >= j)
 					break;
-			if (i >= j)
-				break;
-			btjit_presort_swap(&a[i], &a[j]);
+				btjit_presort_swap(&a[i], &a[j]);
+			}
 		}
 		btjit_presort_swap(&a[0], &a[j]);
 
@@ -3304,3 +3348,109 @@ btjit_build_presort(void *memtuples, int32 n, void *state)
 						depth + 8);
 	return !p.gave_up;
 }
+
+/*
+ * ---- Key images: _bt_keep_natts_fast ----
+ *
+ * _bt_keep_natts_fast(rel, lastleft, firstright) returns one more than the
+ * number of leading key attributes the two tuples hold as equal images
+ * (datum_image_eq: the same bytes, a varlena's once detoasted).  The
+ * build's deduplication calls it for every tuple it loads; an insertion's
+ * deduplication, suffix truncation and the choice of a split point call it
+ * too.  The compiled version walks both tuples with the shape's offsets and
+ * compares bytes.  It hands the server's function a tuple with NULLs, a
+ * pivot tuple (whose truncated attributes the server's loop reads as it
+ * reads them) and a compressed or external value, whose image is the
+ * detoasted one.
+ */
+static inline __attribute__((always_inline)) bool
+btjit_tuple_is_pivot(IndexTuple itup)
+{
+	return (itup->t_info & INDEX_ALT_TID_MASK) != 0 &&
+		(ItemPointerGetOffsetNumberNoCheck(&itup->t_tid) & BT_IS_POSTING) == 0;
+}
+
+/* Image equality of two fixed-length values of attlen bytes. */
+static inline __attribute__((always_inline)) bool
+btjit_fixed_image_eq(const char *p1, const char *p2, int attlen)
+{
+	uint64		v1 = 0;
+	uint64		v2 = 0;
+
+	if (attlen != 1 && attlen != 2 && attlen != 4 && attlen != 8)
+		return btjit_bytes_cmp(p1, attlen, p2, attlen) == 0;
+	memcpy(&v1, p1, attlen);
+	memcpy(&v2, p2, attlen);
+	return v1 == v2;
+}
+
+int32
+btjit_keep_natts_entry(void *rel, void *lastleft, void *firstright,
+					   uint64 *counters)
+{
+	IndexTuple	t1 = (IndexTuple) lastleft;
+	IndexTuple	t2 = (IndexTuple) firstright;
+	const char *data1 = (const char *) t1 + MAXALIGN(sizeof(IndexTupleData));
+	const char *data2 = (const char *) t2 + MAXALIGN(sizeof(IndexTupleData));
+	uint32		off1 = 0,
+				off2 = 0;
+	int32		keep = 1;
+
+	if (unlikely(((t1->t_info | t2->t_info) & INDEX_NULL_MASK) != 0 ||
+				 btjit_tuple_is_pivot(t1) || btjit_tuple_is_pivot(t2)))
+		return btjit_keep_natts_declined(rel, lastleft, firstright, counters);
+
+#pragma clang loop unroll(full)
+	for (int i = 0; i < BTJIT_MAX_KEYS; i++)
+	{
+		const BtjitColumnShape *col = &SHAPE.cols[i];
+		const char *p1;
+		const char *p2;
+
+		if (i >= SHAPE.nkeys)
+			break;
+		off1 = btjit_att_start(col, data1, off1);
+		off2 = btjit_att_start(col, data2, off2);
+		p1 = data1 + off1;
+		p2 = data2 + off2;
+		if (col->attlen > 0)
+		{
+			if (!btjit_fixed_image_eq(p1, p2, col->attlen))
+				break;
+		}
+		else if (col->attlen == -1)
+		{
+			const char *d1;
+			const char *d2;
+			int32		len1;
+			int32		len2;
+
+			if (!btjit_varlena_plain(p1, &d1, &len1) ||
+				!btjit_varlena_plain(p2, &d2, &len2))
+				return btjit_keep_natts_declined(rel, lastleft, firstright,
+												 counters);
+			if (len1 != len2 || btjit_bytes_cmp(d1, len1, d2, len2) != 0)
+				break;
+		}
+		else
+			return btjit_keep_natts_declined(rel, lastleft, firstright,
+											 counters);
+		keep++;
+		if (i + 1 < SHAPE.nkeys)
+		{
+			off1 = btjit_att_end(col, p1, off1);
+			off2 = btjit_att_end(col, p2, off2);
+		}
+	}
+	counters[0]++;
+	return keep;
+}
+
+/* The functions the specialiser inlines once the shape is bound. */
+void	   *const btjit_inline_after_bind[] = {
+	(void *) btjit_decode_arg,
+	(void *) btjit_exact_attr,
+	(void *) btjit_check_column,
+	(void *) btjit_stored_sign,
+	(void *) btjit_presort_cmp,
+};

@@ -12,9 +12,11 @@
 -- jit_build_compares (comparisons of the build's sort made by the compiled
 -- build comparator), jit_build_presorts (on 15, 17 and 18, the build sorts
 -- whose tuples the module ordered before the server's sort; their
--- comparisons are not counted as build comparisons) and the verified_ count
--- of each (of those, compared with
--- the server's comparator under btree_jit.verify).
+-- comparisons are not counted as build comparisons), jit_image_compares
+-- (on 15, 17 and 18, the comparisons of two tuples' key images that the
+-- compiled code made for deduplication, suffix truncation and split points,
+-- _bt_keep_natts_fast) and the verified_ count of each (of those, compared
+-- with the server's code under btree_jit.verify).
 --
 -- Each changed function has a C entry point of its own for 1.5, so that
 -- 1.4's definitions keep working with this module until the update.
@@ -46,7 +48,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_build_compares bigint,
     OUT verified_build_compares bigint,
     OUT jit_build_presorts bigint,
-    OUT verified_build_presorts bigint)
+    OUT verified_build_presorts bigint,
+    OUT jit_image_compares bigint,
+    OUT verified_image_compares bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -83,7 +87,9 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_build_compares bigint,
     OUT verified_build_compares bigint,
     OUT jit_build_presorts bigint,
-    OUT verified_build_presorts bigint)
+    OUT verified_build_presorts bigint,
+    OUT jit_image_compares bigint,
+    OUT verified_image_compares bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -118,6 +124,8 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_build_compares,
          s.jit_build_presorts,
          s.verified_build_presorts,
+         s.jit_image_compares,
+         s.verified_image_compares,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,

@@ -87,7 +87,7 @@ WORKING_SET_ONLY = ["probe_int4_100k", "probe_int4_20m"]
 # Not part of --all either: the index builds (build_*), whose 'on' arm
 # compiles each key shape under callgrind (about 4 minutes a shape here)
 # and counts builds of 1M rows; bench/README.md, "Index builds".
-BUILDS = ["build_int4x3", "build_int4x3_sorted", "build_int8_text", "build_unique",
+BUILDS = ["build_int4x3", "build_int4x3_sorted", "build_int8_text", "build_text_icu", "build_unique",
           "build_desc", "build_uuid", "build_parallel"]
 
 # Parametrised instances: name -> (the file it is read from, the values of

@@ -84,6 +84,15 @@ typedef int (*BtjitBuildComparetupFn) (const void *a, const void *b,
 typedef bool (*BtjitBuildPresortFn) (void *memtuples, int32 n, void *state);
 
 /*
+ * The fused entry for the redirected _bt_keep_natts_fast: same arguments
+ * plus the index's counter of image comparisons; declined calls (a tuple
+ * with NULLs, a pivot tuple, a compressed or external value) go to
+ * btjit_keep_natts_declined.
+ */
+typedef int32 (*BtjitKeepNattsEntryFn) (void *rel, void *lastleft,
+										void *firstright, uint64 *counters);
+
+/*
  * The module's callbacks for a declined call: run the stock path for it
  * and count it.  The counters are the ones the entry was given.
  */
@@ -108,6 +117,11 @@ extern BTJIT_ABI_CALLBACK int btjit_build_equal_keys(const void *a,
 													 const void *b,
 													 void *state);
 extern BTJIT_ABI_CALLBACK uint64 *btjit_build_compares;
+
+extern BTJIT_ABI_CALLBACK int32 btjit_keep_natts_declined(void *rel,
+														  void *lastleft,
+														  void *firstright,
+														  uint64 *counters);
 
 extern BTJIT_ABI_CALLBACK bool btjit_check_declined(void *scan, void *tuple,
 													int tupnatts, int dir,

@@ -162,7 +162,7 @@ typedef struct BtjitObjectNames
  * the settings named here show, so that no older object is linked.
  */
 #define BTJIT_PASSES "function(sccp,simplifycfg),default<O2>"
-#define BTJIT_CODEGEN_REVISION "2"
+#define BTJIT_CODEGEN_REVISION "3"
 #define BTJIT_CODEGEN_ID "btree_jit codegen " BTJIT_CODEGEN_REVISION " " \
 	BTJIT_PASSES " jit-code-model bcimport"
 

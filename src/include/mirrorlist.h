@@ -61,6 +61,8 @@ BTJIT_MIRROR(BUILDSORT, 15, "src/backend/utils/sort/tuplesort.c", "comparetup_in
 BTJIT_MIRROR(BUILDSORT, 15, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_index_btree", "1f970329eada6c79")
 BTJIT_MIRROR(PRESORT, 15, "src/backend/utils/sort/tuplesort.c", "tuplesort_performsort", "c5807a51c9ef046c")
 BTJIT_MIRROR(PRESORT, 15, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "62c02c75731cd880")
+BTJIT_MIRROR(KEEPNATTS, 15, "src/backend/access/nbtree/nbtutils.c", "_bt_keep_natts_fast", "88cbb13c49a4f050")
+BTJIT_MIRROR(KEEPNATTS, 15, "src/backend/utils/adt/datum.c", "datum_image_eq", "666d9e20451c6ad5")
 BTJIT_CHECKED(15, 150018, "Debian 15.18-0+deb12u1 (bookworm)")
 BTJIT_CHECKED(15, 150019, "upstream 15.19 (postgresql-15_15.19.orig.tar.bz2 of bookworm-security; its .dsc is not served)")
 
@@ -79,6 +81,8 @@ BTJIT_MIRROR(BUILDSORT, 17, "src/backend/utils/sort/tuplesortvariants.c", "compa
 BTJIT_MIRROR(BUILDSORT, 17, "src/backend/utils/sort/tuplesortvariants.c", "tuplesort_begin_index_btree", "8c0fc84beda7702e")
 BTJIT_MIRROR(PRESORT, 17, "src/backend/utils/sort/tuplesort.c", "tuplesort_performsort", "dc6ab13616775bd9")
 BTJIT_MIRROR(PRESORT, 17, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "d99e7a904dbe63c3")
+BTJIT_MIRROR(KEEPNATTS, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_keep_natts_fast", "88cbb13c49a4f050")
+BTJIT_MIRROR(KEEPNATTS, 17, "src/backend/utils/adt/datum.c", "datum_image_eq", "666d9e20451c6ad5")
 BTJIT_CHECKED(17, 170011, "Debian 17.11-0+deb13u1 (trixie)")
 
 /* PostgreSQL 18 */
@@ -96,6 +100,8 @@ BTJIT_MIRROR(BUILDSORT, 18, "src/backend/utils/sort/tuplesortvariants.c", "compa
 BTJIT_MIRROR(BUILDSORT, 18, "src/backend/utils/sort/tuplesortvariants.c", "tuplesort_begin_index_btree", "52522e757ac3b147")
 BTJIT_MIRROR(PRESORT, 18, "src/backend/utils/sort/tuplesort.c", "tuplesort_performsort", "19f64878f2ea7a14")
 BTJIT_MIRROR(PRESORT, 18, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "d99e7a904dbe63c3")
+BTJIT_MIRROR(KEEPNATTS, 18, "src/backend/access/nbtree/nbtutils.c", "_bt_keep_natts_fast", "a8bfb8a27baac31a")
+BTJIT_MIRROR(KEEPNATTS, 18, "src/backend/utils/adt/datum.c", "datum_image_eq", "666d9e20451c6ad5")
 BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
 
 /*

@@ -115,3 +115,14 @@ BTJIT_TARGET(PRESORT, presort, "tuplesort_performsort", BTJIT_LOCATE_EXPORTED, B
 			 BtjitBuildPresortFn, build_presorts,
 			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "B-tree builds sort with the server's own quicksort.")
+/*
+ * 15, 17, 18: the image comparison of two tuples' keys (deduplication in
+ * builds and insertions, suffix truncation, split points); it reproduces
+ * _bt_keep_natts_fast and datum_image_eq, whose 19 source is not at hand.
+ */
+BTJIT_TARGET(KEEPNATTS, keepnatts, "_bt_keep_natts_fast", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 "btjit_keep_natts_entry", "btjit_search_", "_knt", "btjit_keep_natts_declined",
+			 BtjitKeepNattsEntryFn, image_compares,
+			 15, 18, BTJIT_RELEASES_CHECKED,
+			 "Deduplication and suffix truncation compare key images with the server's own code.")
+

@@ -70,6 +70,7 @@ PG_MODULE_MAGIC;
 /* the plain search; each target's entry is named by targetlist.h */
 #define BTJIT_TEMPLATE_ENTRY "btjit_search"
 #define BTJIT_TEMPLATE_SHAPE "btjit_shape_param"
+#define BTJIT_TEMPLATE_LATE_INLINES "btjit_inline_after_bind"
 #define BTJIT_TEMPLATE_BC_PROC "btjit_bc_proc"	/* + column number */
 #define BTJIT_TEMPLATE_BC_SERVER "btjit_bc_server"
 
@@ -301,7 +302,7 @@ btjit_context_dispose(void)
  * Parse the template into a new module of this compile's context; NULL
  * with why.  Parsed for each compile rather than parsed once and cloned:
  * the template is large (clang's -O2 has unrolled every column kind into
- * every instance), and cloning it took twice as long as parsing it
+ * each unrolled column), and cloning it took twice as long as parsing it
  * (measured on 18: 110-135 ms against 50-70 ms); the compile worker's
  * child, which compiles one shape, parsed and cloned.
  */
@@ -788,6 +789,40 @@ btjit_bind_shape(LLVMModuleRef mod, const BtjitShape *bound,
 }
 
 /*
+ * The template's functions listed in btjit_inline_after_bind[] (its
+ * BTJIT_INLINE_AFTER_BIND): clang kept them out of line so that the
+ * template carries one copy of each, not one per call site; with the shape
+ * bound, noinline becomes alwaysinline, and the list goes.  Each element is
+ * the function itself, or (LLVM 14's typed pointers) a cast of it.
+ */
+static void
+btjit_bind_late_inlines(LLVMModuleRef mod)
+{
+	LLVMValueRef list = LLVMGetNamedGlobal(mod, BTJIT_TEMPLATE_LATE_INLINES);
+	LLVMValueRef init;
+	unsigned	noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+	unsigned	always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+
+	if (list == NULL)
+		return;
+	init = LLVMGetInitializer(list);
+	for (int i = 0; init != NULL && i < LLVMGetNumOperands(init); i++)
+	{
+		LLVMValueRef fn = LLVMGetOperand(init, i);
+
+		if (LLVMIsAConstantExpr(fn))
+			fn = LLVMGetOperand(fn, 0);
+		if (LLVMIsAFunction(fn) == NULL || LLVMIsDeclaration(fn))
+			continue;
+		LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+									   noinline);
+		LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+								LLVMCreateEnumAttribute(btjit_context, always, 0));
+	}
+	LLVMDeleteGlobal(list);
+}
+
+/*
  * Only the entry points stay visible, under the object's names; everything
  * else becomes internal and may be inlined.  The server's functions
  * imported for inlining stay available_externally: where not inlined, they
@@ -904,6 +939,7 @@ btjit_specialise_once(const BtjitSpecialiseInput *in,
 
 	if (!btjit_bind_shape(mod, &bound, why))
 		goto fail;
+	btjit_bind_late_inlines(mod);
 	btjit_name_entries(mod, in->names, bcinfo);
 	if (!btjit_verify_imports(mod, bcinfo, why))
 	{

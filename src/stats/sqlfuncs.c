@@ -61,22 +61,26 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 #define BTJIT_INDEX_STATS_COLS_1_3	16	/* + jit_checks, verified_checks */
 #define BTJIT_INDEX_STATS_COLS_1_4	20	/* + jit_leafreads, verified_leafreads,
 										 * stock_checks, stock_leafreads */
-#define BTJIT_INDEX_STATS_COLS_1_5	26	/* + jit_builds, verified_builds,
+#define BTJIT_INDEX_STATS_COLS_1_5	28	/* + jit_builds, verified_builds,
 										 * jit_build_compares,
 										 * verified_build_compares,
 										 * jit_build_presorts,
-										 * verified_build_presorts */
+										 * verified_build_presorts,
+										 * jit_image_compares,
+										 * verified_image_compares */
 #define BTJIT_COMPILE_COLS		4
 #define BTJIT_INDEX_COUNTERS_COLS	16	/* 1.1 */
 #define BTJIT_INDEX_COUNTERS_COLS_1_2	18	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEX_COUNTERS_COLS_1_3	20	/* + jit_checks, verified_checks */
 #define BTJIT_INDEX_COUNTERS_COLS_1_4	24	/* + jit_leafreads, verified_leafreads,
 											 * stock_checks, stock_leafreads */
-#define BTJIT_INDEX_COUNTERS_COLS_1_5	30	/* + jit_builds, verified_builds,
+#define BTJIT_INDEX_COUNTERS_COLS_1_5	32	/* + jit_builds, verified_builds,
 											 * jit_build_compares,
 											 * verified_build_compares,
 											 * jit_build_presorts,
-											 * verified_build_presorts */
+											 * verified_build_presorts,
+											 * jit_image_compares,
+											 * verified_image_compares */
 #define BTJIT_STOCK_CALLS_COLS	5	/* 1.4 */
 #define BTJIT_INDEXES_INFO_COLS	4
 
@@ -110,6 +114,7 @@ static const size_t btjit_build_counts[] = {
 	BTJIT_COUNT(jit_builds), BTJIT_COUNT(verified_builds),	/* 1.5 */
 	BTJIT_COUNT(jit_build_compares), BTJIT_COUNT(verified_build_compares),
 	BTJIT_COUNT(jit_build_presorts), BTJIT_COUNT(verified_build_presorts),
+	BTJIT_COUNT(jit_image_compares), BTJIT_COUNT(verified_image_compares),
 };
 
 /*

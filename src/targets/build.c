@@ -63,10 +63,18 @@ btjit_dispatch_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	{
 		BtjitIndex *ix;
 
+		/*
+		 * Through the slot table, so that the load's key image comparisons
+		 * (keepnatts.c) find the index's code without a hash probe.
+		 */
 		if (btjit_build_estimated_rows(heap) >= (double) btjit_build_compile_rows)
-			ix = btjit_index_open(index, true);
+			ix = btjit_dispatch_open(index, true);
 		else
+		{
 			ix = btjit_index_find(index);
+			if (ix != NULL && ix->state == BTJIT_INDEX_JIT)
+				ix = btjit_dispatch_open(index, false);
+		}
 		if (ix != NULL && ix->state == BTJIT_INDEX_JIT)
 		{
 			ix->counts.jit_builds++;

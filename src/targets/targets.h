@@ -17,6 +17,8 @@
  *	  buildsort.c	tuplesort_begin_index_btree: the build's sort compares
  *					with the compiled build comparator; and, for the same
  *					sorts, tuplesort_performsort: the compiled presort
+ *	  keepnatts.c	_bt_keep_natts_fast: key image comparisons (the
+ *					build's deduplication, suffix truncation, split points)
  *
  * Each file exports one BtjitTargetImpl, named after its row; start-up
  * (src/btree_jit.c) hands the dispatchers to src/runtime/redirects.c and

@@ -75,6 +75,21 @@ SELECT x.idx AS index,
                ('bld_numeric', false)) x(idx, int_leading),
        btree_jit_index_stats() s
  WHERE s.indexrelid = x.idx;
+-- Up to 18 the load's deduplication compares each tuple's key with the
+-- pending posting list's as images (_bt_keep_natts_fast) on compiled code;
+-- verify compares each answer with the server's.  float8 and numeric keys
+-- are not deduplicated (equal values may differ as images): no such
+-- comparisons.  A tuple with NULLs goes to the server's function.
+SELECT x.idx AS index,
+       (s.jit_image_compares > 0) =
+       (x.dedup AND current_setting('server_version_num')::int < 190000)
+       AS compared_as_expected,
+       s.verified_image_compares = s.jit_image_compares AS verified
+  FROM (VALUES ('bld_int3'::regclass, true), ('bld_desc', true),
+               ('bld_text_c', true), ('bld_float_uuid', false),
+               ('bld_numeric', false)) x(idx, dedup),
+       btree_jit_index_stats() s
+ WHERE s.indexrelid = x.idx;
 SELECT x AS index, bt_index_parent_check(x, true)
   FROM unnest(ARRAY['bld_int3', 'bld_desc', 'bld_text_c', 'bld_text_icu',
                     'bld_numeric', 'bld_float_uuid', 'bld_bpchar',

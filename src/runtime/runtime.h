@@ -91,7 +91,8 @@ typedef enum BtjitRedirectOutcome
 typedef struct BtjitModuleState
 {
 	bool		active;			/* _bt_binsrch redirected */
-	char		reason[512];	/* where installed, or why not */
+	/* where installed, or why not: a clause per target (targetlist.h) */
+	char		reason[2048];
 	int			server_version_num; /* the running server's, not the headers' */
 	bool		release_checked;	/* listed in mirrorlist.h */
 	BtjitLocation location;

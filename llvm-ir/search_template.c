@@ -3226,13 +3226,43 @@ btjit_presort_insertion(BtjitPresort *p, BtjitSortTuple *a, size_t n)
 	}
 }
 
+/*
+ * Partition a[0 .. n) around the pivot a[0], stopping on equal keys on
+ * both sides; returns the pivot's place.  With prefetch, each scan asks
+ * for the tuple BTJIT_PRESORT_AHEAD places ahead of it, within a[0 .. n).
+ */
+static inline __attribute__((always_inline)) size_t
+btjit_presort_partition(BtjitPresort *p, BtjitSortTuple *a, size_t n,
+						bool prefetch)
+{
+	size_t		i = 0;
+	size_t		j = n;
+
+	for (;;)
+	{
+		do
+		{
+			if (prefetch)
+				__builtin_prefetch(a[Min(i + 1 + BTJIT_PRESORT_AHEAD, n - 1)].tuple);
+		} while (btjit_presort_cmp(p, &a[++i], &a[0]) < 0 && i < n - 1);
+		do
+		{
+			if (prefetch)
+				__builtin_prefetch(a[j > BTJIT_PRESORT_AHEAD ?
+									 j - 1 - BTJIT_PRESORT_AHEAD : 0].tuple);
+		} while (btjit_presort_cmp(p, &a[0], &a[--j]) < 0 && j > 0);
+		if (i >= j)
+			return j;
+		btjit_presort_swap(&a[i], &a[j]);
+	}
+}
+
 static void
 btjit_presort_range(BtjitPresort *p, BtjitSortTuple *a, size_t n, int depth)
 {
 	while (n > BTJIT_PRESORT_SMALL)
 	{
 		size_t		m;
-		size_t		i;
 		size_t		j;
 
 		if (depth-- == 0 || p->gave_up)
@@ -3255,41 +3285,11 @@ btjit_presort_range(BtjitPresort *p, BtjitSortTuple *a, size_t n, int depth)
 			m = btjit_presort_med3(p, a, 0, n / 2, n - 1);
 		btjit_presort_swap(&a[0], &a[m]);
 
-		/* a[0] is the pivot; stop on equal keys on both sides */
-		i = 0;
-		j = n;
+		/* one instance of the partitioning prefetches, one does not */
 		if (n > BTJIT_PRESORT_PREFETCH_MIN)
-		{
-			for (;;)
-			{
-				/* ahead within the partition: a[0 .. n) */
-				do
-					__builtin_prefetch(a[Min(i + 1 + BTJIT_PRESORT_AHEAD, n - 1)].tuple);
-				while (btjit_presort_cmp(p, &a[++i], &a[0]) < 0 && i < n - 1);
-				do
-					__builtin_prefetch(a[j > BTJIT_PRESORT_AHEAD ?
-										 j - 1 - BTJIT_PRESORT_AHEAD : 0].tuple);
-				while (btjit_presort_cmp(p, &a[0], &a[--j]) < 0 && j > 0);
-				if (i >= j)
-					break;
-				btjit_presort_swap(&a[i], &a[j]);
-			}
-		}
+			j = btjit_presort_partition(p, a, n, true);
 		else
-		{
-			for (;;)
-			{
-				while (btjit_presort_cmp(p, &a[++i], &a[0]) < 0)
-					if (i == n - 1)
-						break;
-				while (btjit_presort_cmp(p, &a[0], &a[--j]) < 0)
-					if (j == 0)
-						break;
-				if (i >= j)
-					break;
-				btjit_presort_swap(&a[i], &a[j]);
-			}
-		}
+			j = btjit_presort_partition(p, a, n, false);
 		btjit_presort_swap(&a[0], &a[j]);
 
 		/* [0, j) <= pivot at j <= [j + 1, n) */

@@ -58,23 +58,10 @@ root=$(dirname "$here")
 
 # --- inside the chroot ----------------------------------------------------------
 
-# One step: run CMD with its output shown and kept in LOGDIR/NAME.log;
-# record NAME's exit status in the result file.
-in_step() {
-	local name=$1 rc=0 t0
-	shift
-	echo
-	echo "=== [$matrix_label] $name: $* ==="
-	t0=$SECONDS
-	set +e
-	"$@" </dev/null 2>&1 | tee "$logdir/$name.log"
-	rc=${PIPESTATUS[0]}
-	set -e
-	echo "${name}_rc=$rc" >>"$result"
-	echo "${name}_secs=$((SECONDS - t0))" >>"$result"
-	echo "--- [$matrix_label] $name: exit $rc ($((SECONDS - t0)) s)"
-	return "$rc"
-}
+# step_run NAME CMD...: one step, its output in LOGDIR/NAME.log, its exit
+# status in the result file
+# shellcheck source=lib/steps.sh
+source "$here/lib/steps.sh"
 
 # The module's status in a fresh cluster with it preloaded.
 in_status() {
@@ -99,6 +86,7 @@ in_chroot() {
 	matrix_label="PostgreSQL $("$PG_CONFIG" --version | awk '{ print $2 }')"
 	logdir=$root/test/results/versions
 	result=$logdir/result
+	STEP_LABEL=$matrix_label STEP_LOGDIR=$logdir STEP_RESULT=$result
 	rm -rf "$logdir"
 	mkdir -p "$logdir"
 	: >"$result"
@@ -110,31 +98,31 @@ in_chroot() {
 	v=$("$PG_CONFIG" --version)
 	echo "server_version=${v#PostgreSQL }" >>"$result"
 
-	if ! in_step build bash -c 'source test/lib/cluster.sh && build_and_install'; then
+	if ! step_run build bash -c 'source test/lib/cluster.sh && build_and_install'; then
 		return 1
 	fi
 	local fail=0
-	in_step status in_status || fail=1
+	step_run status in_status || fail=1
 	if [[ -s $logdir/status.row ]]; then
 		read -r a n addr <"$logdir/status.row"
 		echo "status_row=$a $n $addr" >>"$result"
 	fi
-	in_step unit make PG_CONFIG="$PG_CONFIG" unitcheck || fail=1
-	in_step regress bash test/regress.sh || fail=1
-	in_step server bash test/server_regress.sh verify || fail=1
+	step_run unit make PG_CONFIG="$PG_CONFIG" unitcheck || fail=1
+	step_run regress bash test/regress.sh || fail=1
+	step_run server bash test/server_regress.sh verify || fail=1
 	if [[ -f test/results/server_regress/summary ]]; then
 		cp test/results/server_regress/summary "$logdir/server.summary"
 	fi
 	local diff_args=(--minutes "${BTJIT_MATRIX_DIFF_MINUTES:-1}")
 	[[ -z ${BTJIT_DIFF_SEED:-} ]] || diff_args+=(--seed "$BTJIT_DIFF_SEED")
-	in_step diff bash test/suite-differential.sh "${diff_args[@]}" || fail=1
-	in_step stats bash test/suite-indexstats.sh || fail=1
-	in_step roles bash test/suite-roles.sh || fail=1
+	step_run diff bash test/suite-differential.sh "${diff_args[@]}" || fail=1
+	step_run stats bash test/suite-indexstats.sh || fail=1
+	step_run roles bash test/suite-roles.sh || fail=1
 	local major
 	major=$("$PG_CONFIG" --version | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p')
 	case " ${BTJIT_MATRIX_PACKAGE:-18 19} " in
 	*" all "* | *" $major "*)
-		in_step package bash test/suite-package.sh || fail=1
+		step_run package bash test/suite-package.sh || fail=1
 		;;
 	*) echo "--- [$matrix_label] package: not in BTJIT_MATRIX_PACKAGE=\"${BTJIT_MATRIX_PACKAGE:-18 19}\"" ;;
 	esac

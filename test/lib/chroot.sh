@@ -424,8 +424,10 @@ chroot_ensure() {
 # --- running -----------------------------------------------------------------
 
 # chroot_bind NAME HOSTDIR [PATH] - have every later chroot_run of NAME see
-# HOSTDIR at PATH (default $BTJIT_CHROOT_SRC) inside the chroot.  Give it a
-# copy of the tree if the chroot's build must not write into yours.
+# HOSTDIR at PATH (default $BTJIT_CHROOT_SRC) inside the chroot, instead of
+# what an earlier chroot_bind put there (whose HOSTDIR may be gone by
+# then).  Give it a copy of the tree if the chroot's build must not write
+# into yours.
 chroot_bind() {
 	local suite host target
 	_chroot_check_name "${1:-}"
@@ -433,6 +435,7 @@ chroot_bind() {
 	host=$(cd "$2" && pwd) || btjit_die "chroot_bind: no directory $2"
 	target=${3:-$BTJIT_CHROOT_SRC}
 	[[ $target == /* && $target != / ]] || btjit_die "chroot_bind: target must be an absolute path, not /"
+	chroot_unbind "$1" "$target"
 	_btjit_chroot_binds[$suite]+="$host"$'\t'"$target"$'\n'
 }
 
@@ -467,9 +470,18 @@ chroot_stage_tree() {
 	BTJIT_CHROOT_TREE=$dest
 }
 
-# chroot_unbind NAME - forget the binds of NAME
+# chroot_unbind NAME [PATH] - forget the bind at PATH inside NAME's chroot
+# (before its host directory is removed: a later chroot_run would fail to
+# mount it), or every bind of NAME
 chroot_unbind() {
-	_btjit_chroot_binds[$(chroot_suite "$1")]=""
+	local suite line kept=""
+	suite=$(chroot_suite "$1")
+	if [[ -n ${2:-} ]]; then
+		while IFS= read -r line; do
+			[[ -n $line && ${line#*$'\t'} != "$2" ]] && kept+=$line$'\n'
+		done <<<"${_btjit_chroot_binds[$suite]:-}"
+	fi
+	_btjit_chroot_binds[$suite]=$kept
 }
 
 # The script run by unshare in the new mount namespace: mount, chroot, exec.

@@ -134,9 +134,7 @@ stage_host_tree() {
 	dest=$(mktemp -d "$zoo/.tree.XXXXXX")
 	cluster_on_exit "rm -rf '$dest'"
 	chmod 755 "$dest"
-	(cd "$root" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [[ -e $f ]] && printf '%s\0' "$f"; done |
-		tar --null -T - -cf -) | tar -C "$dest" -xf - || btjit_die "zoo: copying the tree failed"
+	stage_tree_copy "$root" "$dest" || btjit_die "zoo: copying the tree failed"
 	echo "$dest"
 }
 

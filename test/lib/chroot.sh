@@ -439,15 +439,30 @@ chroot_bind() {
 	_btjit_chroot_binds[$suite]+="$host"$'\t'"$target"$'\n'
 }
 
+# stage_tree_copy SRC DEST - copy the source tree SRC into the existing
+# directory DEST: in a git tree exactly the files git would hold (tracked,
+# plus untracked ones not ignored), as they are on disk now; otherwise
+# everything but build outputs.  Fails if the copy does.
+stage_tree_copy() {
+	local src=$1 dest=$2
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$src" && git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do [[ -e $f ]] && printf '%s\0' "$f"; done |
+			tar --null -T - -cf -) | tar -C "$dest" -xf -
+	else
+		tar -C "$src" --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+			--exclude=./test/results --exclude=./bench/out -cf - . |
+			tar -C "$dest" -xf -
+	fi
+}
+
 # chroot_stage_tree NAME [SRC] - copy the source tree SRC (default: this
 # repository, $BTJIT_ROOT) into a fresh directory and bind it at
 # $BTJIT_CHROOT_SRC for NAME; sets BTJIT_CHROOT_TREE to the copy's host
 # path.  Call it directly, not in $(...): the bind and the cleanup are
 # recorded in the calling shell.  A build inside
 # the chroot writes objects for another major version, which must not land
-# in the caller's tree.  In a git tree the copy holds exactly the files git
-# would (tracked, plus untracked ones not ignored), as they are on disk now;
-# otherwise everything but build outputs.  The copy is removed at exit.
+# in the caller's tree.  The copy (stage_tree_copy) is removed at exit.
 chroot_stage_tree() {
 	local name=$1 src=${2:-$BTJIT_ROOT} dest
 	_chroot_check_name "${1:-}"
@@ -456,16 +471,7 @@ chroot_stage_tree() {
 	dest=$(mktemp -d "$BTJIT_CHROOT_CACHE/.tree-$(chroot_suite "$name").XXXXXX")
 	cluster_on_exit "rm -rf '$dest'"
 	chmod 755 "$dest"
-	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		(cd "$src" && git ls-files -z --cached --others --exclude-standard |
-			while IFS= read -r -d '' f; do [[ -e $f ]] && printf '%s\0' "$f"; done |
-			tar --null -T - -cf -) | tar -C "$dest" -xf - ||
-			btjit_die "chroot_stage_tree: copying $src failed"
-	else
-		tar -C "$src" --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-			--exclude=./test/results --exclude=./bench/out -cf - . |
-			tar -C "$dest" -xf - || btjit_die "chroot_stage_tree: copying $src failed"
-	fi
+	stage_tree_copy "$src" "$dest" || btjit_die "chroot_stage_tree: copying $src failed"
 	chroot_bind "$name" "$dest"
 	BTJIT_CHROOT_TREE=$dest
 }

@@ -237,14 +237,7 @@ inst_stage_tree() {
 	local src=${1:-$BTJIT_ROOT} dest=$INST_ROOT$INST_TREE
 	mkdir -p "$dest"
 	chmod 755 "$INST_ROOT/build" "$dest"
-	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		(cd "$src" && git ls-files -z --cached --others --exclude-standard |
-			while IFS= read -r -d '' f; do [[ -e $f ]] && printf '%s\0' "$f"; done |
-			tar --null -T - -cf -) | tar -C "$dest" -xf -
-	else
-		tar -C "$src" --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-			--exclude=./test/results --exclude=./bench/out -cf - . | tar -C "$dest" -xf -
-	fi
+	stage_tree_copy "$src" "$dest"
 }
 
 # inst_run_steps NAME WAY LOG - run the README's block NAME for WAY

@@ -21,9 +21,11 @@ BINPATCH_OBJS = src/binpatch/callconv.o src/binpatch/clobbers.o \
 	src/binpatch/messages.o src/binpatch/redirect.o src/binpatch/x86.o
 TARGETS_OBJS = src/targets/binsrch.o src/targets/compare.o \
 	src/targets/insert.o src/targets/checkkeys.o src/targets/readpage.o \
-	src/targets/build.o src/targets/buildsort.o src/targets/keepnatts.o
+	src/targets/build.o src/targets/buildsort.o src/targets/keepnatts.o \
+	src/targets/descent.o
 RUNTIME_OBJS = src/runtime/redirects.o src/runtime/dispatch.o \
-	src/runtime/blockhints.o src/runtime/jitcache.o src/runtime/keyshape.o
+	src/runtime/blockhints.o src/runtime/jitcache.o src/runtime/keyshape.o \
+	src/runtime/recentbuf.o
 COMPILE_OBJS = src/compile/policy.o src/compile/worker.o \
 	src/compile/compiler_lib.o src/compile/objcache.o \
 	src/compile/objload.o src/compile/bitcode.o

@@ -15,7 +15,10 @@
 -- comparisons are not counted as build comparisons), jit_image_compares
 -- (on 15, 17 and 18, the comparisons of two tuples' key images that the
 -- compiled code made for deduplication, suffix truncation and split points,
--- _bt_keep_natts_fast) and the verified_ count of each (of those, compared
+-- _bt_keep_natts_fast), jit_recent_roots, jit_recent_reads and
+-- jit_recent_steps (on 15, 17 and 18, the page reads of _bt_getroot,
+-- _bt_getbuf and _bt_relandgetbuf that pinned the page through the buffer
+-- this backend last found it in, without the buffer mapping table) and the verified_ count of each (of those, compared
 -- with the server's code under btree_jit.verify).
 --
 -- Each changed function has a C entry point of its own for 1.5, so that
@@ -50,7 +53,13 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_build_presorts bigint,
     OUT verified_build_presorts bigint,
     OUT jit_image_compares bigint,
-    OUT verified_image_compares bigint)
+    OUT verified_image_compares bigint,
+    OUT jit_recent_roots bigint,
+    OUT verified_recent_roots bigint,
+    OUT jit_recent_reads bigint,
+    OUT verified_recent_reads bigint,
+    OUT jit_recent_steps bigint,
+    OUT verified_recent_steps bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -89,7 +98,13 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_build_presorts bigint,
     OUT verified_build_presorts bigint,
     OUT jit_image_compares bigint,
-    OUT verified_image_compares bigint)
+    OUT verified_image_compares bigint,
+    OUT jit_recent_roots bigint,
+    OUT verified_recent_roots bigint,
+    OUT jit_recent_reads bigint,
+    OUT verified_recent_reads bigint,
+    OUT jit_recent_steps bigint,
+    OUT verified_recent_steps bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -126,6 +141,12 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_build_presorts,
          s.jit_image_compares,
          s.verified_image_compares,
+         s.jit_recent_roots,
+         s.verified_recent_roots,
+         s.jit_recent_reads,
+         s.verified_recent_reads,
+         s.jit_recent_steps,
+         s.verified_recent_steps,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,

@@ -174,6 +174,15 @@ btjit_define_search_gucs(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, btjit_assign_prefetch_hints, NULL);
+
+	DefineCustomBoolVariable("btree_jit.recent_buffers",
+							 "Lets a descent pin each page of an index with compiled code through the buffer this backend last found it in.",
+							 "The buffer's tag is checked before the pin; otherwise the page is looked up in the buffer mapping table as usual.",
+							 &btjit_recent_buffers,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 }
 
 /* When and where key shapes are compiled, and how many are kept. */

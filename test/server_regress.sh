@@ -236,6 +236,16 @@ query_build_counts() {
 		coalesce(sum(jit_image_compares), 0) FROM btree_jit_index_counters()' 2>/dev/null
 }
 
+query_recent_counts() {
+	# the descent's page reads through a remembered buffer (roots, reads by
+	# number, steps), and of those the ones verify compared with the
+	# buffer mapping table, summed over every database's shared entries
+	psql_as -d postgres -At -F ' ' -c 'SELECT
+		coalesce(sum(jit_recent_roots + jit_recent_reads + jit_recent_steps), 0),
+		coalesce(sum(verified_recent_roots + verified_recent_reads + verified_recent_steps), 0)
+		FROM btree_jit_index_counters()' 2>/dev/null
+}
+
 query_leafread_coverage() {
 	# Of the leaf reads and key checks of compiled indexes (the server's
 	# reads of an index without code, reason "not compiled", left out), how
@@ -356,6 +366,14 @@ do_run() {
 				# _bt_keep_natts_fast is redirected up to 18 (targetlist.h)
 				if [[ $run == verify && $pg_major -le 18 && $vimg -le 0 ]]; then
 					run_notes[$run]+=" verified_image_compares = 0 with verify on;"
+					ok=0
+				fi
+			fi
+			if read -r jrecent vrecent < <(query_recent_counts) && [[ -n $vrecent ]]; then
+				echo "btree_jit_index_counters() after $run: page reads through a remembered buffer $jrecent, verified $vrecent"
+				# _bt_getroot, _bt_getbuf, _bt_relandgetbuf up to 18
+				if [[ $run == verify* && $pg_major -le 18 && $vrecent -le 0 ]]; then
+					run_notes[$run]+=" verified_recent_* = 0 with verify on;"
 					ok=0
 				fi
 			fi

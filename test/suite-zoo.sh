@@ -28,7 +28,8 @@
 #      them all, which the version matrix checks).  With
 #      BTJIT_ZOO_BENCH=1 the same major's Debian server is measured too,
 #      and the zoo build must redirect what it does and have instruction
-#      ratios within 3% of its.  A flavor with a ZOO_REFUSAL (clang, which
+#      ratios within 3% of its (both with btree_jit.recent_buffers off:
+#      test/zoo/check-build.sh says why).  A flavor with a ZOO_REFUSAL (clang, which
 #      inlines _bt_binsrch into both callers) may instead leave the module
 #      inactive with exactly that start-up reason: then the probe must
 #      still return the same rows, and the pg_regress suite is skipped.

@@ -11,7 +11,10 @@
  * build comparator comparetup_index_btree (and reads the private sort
  * state tuplesort_begin_index_btree and tuplesort_begin_batch build:
  * include/sortmirror.h), and the build's presort runs before
- * tuplesort_performsort's sort of the tuples in memory.  19's
+ * tuplesort_performsort's sort of the tuples in memory; the descent's page
+ * reads replace _bt_getroot's cached-root read, _bt_getbuf and
+ * _bt_relandgetbuf and count a buffer hit as
+ * the buffer manager does (runtime/recentbuf.c).  19's
  * sort source is not served here; there the layout's read-back at every
  * sort (targets/buildsort.c) is the only check.  A point
  * release that fixes a bug in one of them would be bypassed silently, so a
@@ -63,6 +66,15 @@ BTJIT_MIRROR(PRESORT, 15, "src/backend/utils/sort/tuplesort.c", "tuplesort_perfo
 BTJIT_MIRROR(PRESORT, 15, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "62c02c75731cd880")
 BTJIT_MIRROR(KEEPNATTS, 15, "src/backend/access/nbtree/nbtutils.c", "_bt_keep_natts_fast", "88cbb13c49a4f050")
 BTJIT_MIRROR(KEEPNATTS, 15, "src/backend/utils/adt/datum.c", "datum_image_eq", "666d9e20451c6ad5")
+BTJIT_MIRROR(GETROOT, 15, "src/backend/access/nbtree/nbtpage.c", "_bt_getroot", "90b807dbf77b9248")
+BTJIT_MIRROR(GETBUF, 15, "src/backend/access/nbtree/nbtpage.c", "_bt_getbuf", "5f9fbe4832fc6d9a")
+BTJIT_MIRROR(RELANDGETBUF, 15, "src/backend/access/nbtree/nbtpage.c", "_bt_relandgetbuf", "ff0c687b0e3e5d4e")
+BTJIT_MIRROR(RELANDGETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "ReleaseAndReadBuffer", "ae00b7ac63fd93d2")
+BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "ReadRecentBuffer", "c2d2d4b49706b11f")
+BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "PinBuffer", "c8c48f2bca8cb5c1")
+BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "PinBuffer_Locked", "6988f59cde8395cf")
+BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "ReadBufferExtended", "01db21ce3bbe19ef")
+BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "ReadBuffer_common", "2864a464761ddbb8")
 BTJIT_CHECKED(15, 150018, "Debian 15.18-0+deb12u1 (bookworm)")
 BTJIT_CHECKED(15, 150019, "upstream 15.19 (postgresql-15_15.19.orig.tar.bz2 of bookworm-security; its .dsc is not served)")
 
@@ -83,6 +95,14 @@ BTJIT_MIRROR(PRESORT, 17, "src/backend/utils/sort/tuplesort.c", "tuplesort_perfo
 BTJIT_MIRROR(PRESORT, 17, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "d99e7a904dbe63c3")
 BTJIT_MIRROR(KEEPNATTS, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_keep_natts_fast", "88cbb13c49a4f050")
 BTJIT_MIRROR(KEEPNATTS, 17, "src/backend/utils/adt/datum.c", "datum_image_eq", "666d9e20451c6ad5")
+BTJIT_MIRROR(GETROOT, 17, "src/backend/access/nbtree/nbtpage.c", "_bt_getroot", "4ae28a178877470c")
+BTJIT_MIRROR(GETBUF, 17, "src/backend/access/nbtree/nbtpage.c", "_bt_getbuf", "4113dff4013cf2f3")
+BTJIT_MIRROR(RELANDGETBUF, 17, "src/backend/access/nbtree/nbtpage.c", "_bt_relandgetbuf", "0ebb7c350708f307")
+BTJIT_MIRROR(RELANDGETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "ReleaseAndReadBuffer", "bad062b86ea61548")
+BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "ReadRecentBuffer", "68eba589e76010a6")
+BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "PinBuffer", "7498474c0f49eb20")
+BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "PinBuffer_Locked", "6988f59cde8395cf")
+BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "PinBufferForBlock", "477af43ec2d49fa6")
 BTJIT_CHECKED(17, 170011, "Debian 17.11-0+deb13u1 (trixie)")
 
 /* PostgreSQL 18 */
@@ -102,6 +122,14 @@ BTJIT_MIRROR(PRESORT, 18, "src/backend/utils/sort/tuplesort.c", "tuplesort_perfo
 BTJIT_MIRROR(PRESORT, 18, "src/backend/utils/sort/tuplesort.c", "tuplesort_begin_batch", "d99e7a904dbe63c3")
 BTJIT_MIRROR(KEEPNATTS, 18, "src/backend/access/nbtree/nbtutils.c", "_bt_keep_natts_fast", "a8bfb8a27baac31a")
 BTJIT_MIRROR(KEEPNATTS, 18, "src/backend/utils/adt/datum.c", "datum_image_eq", "666d9e20451c6ad5")
+BTJIT_MIRROR(GETROOT, 18, "src/backend/access/nbtree/nbtpage.c", "_bt_getroot", "d3cce4ca8e985796")
+BTJIT_MIRROR(GETBUF, 18, "src/backend/access/nbtree/nbtpage.c", "_bt_getbuf", "4113dff4013cf2f3")
+BTJIT_MIRROR(RELANDGETBUF, 18, "src/backend/access/nbtree/nbtpage.c", "_bt_relandgetbuf", "0ebb7c350708f307")
+BTJIT_MIRROR(RELANDGETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "ReleaseAndReadBuffer", "bad062b86ea61548")
+BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "ReadRecentBuffer", "68eba589e76010a6")
+BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "PinBuffer", "7498474c0f49eb20")
+BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "PinBuffer_Locked", "6988f59cde8395cf")
+BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "PinBufferForBlock", "de6534fbb47f04d4")
 BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
 
 /*

@@ -234,4 +234,19 @@
 #define PG_SIG_DFL SIG_DFL
 #endif
 
+/*
+ * A relation's physical identity, as ReadRecentBuffer takes it: 15's
+ * RelFileNode (rd_node, relNode), 16's RelFileLocator (rd_locator,
+ * relNumber).  The file number is the part runtime/recentbuf.c keys on.
+ */
+#if PG_VERSION_NUM >= 160000
+typedef RelFileNumber RelFileNumberCompat;
+#define BTJIT_REL_FILE_NUMBER(rel)	((rel)->rd_locator.relNumber)
+#define BTJIT_REL_LOCATOR(rel)		((rel)->rd_locator)
+#else
+typedef Oid RelFileNumberCompat;
+#define BTJIT_REL_FILE_NUMBER(rel)	((rel)->rd_node.relNode)
+#define BTJIT_REL_LOCATOR(rel)		((rel)->rd_node)
+#endif
+
 #endif							/* BTREE_JIT_PG_COMPAT_H */

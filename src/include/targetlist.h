@@ -125,4 +125,27 @@ BTJIT_TARGET(KEEPNATTS, keepnatts, "_bt_keep_natts_fast", BTJIT_LOCATE_EXPORTED,
 			 BtjitKeepNattsEntryFn, image_compares,
 			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Deduplication and suffix truncation compare key images with the server's own code.")
-
+/*
+ * The descent's page reads, 15 to 18: the root (_bt_getroot, whose read
+ * of the root the metapage cache names is taken; a root that moved, and
+ * the metapage read, stay the server's), a page read by its block number
+ * (_bt_getbuf: a scan's step to the right sibling, a page whose number a
+ * scan kept) and the step from one page to the next (_bt_relandgetbuf:
+ * every level below the root).  The module pins the page
+ * through the buffer this backend last found it in (ReadRecentBuffer),
+ * skipping the buffer mapping table, and counts the hit as the buffer
+ * manager does (runtime/recentbuf.c); 19's buffer manager is not at hand.
+ * The counters count the reads that skipped the table.
+ */
+BTJIT_TARGET(GETROOT, getroot, "_bt_getroot", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, recent_roots,
+			 15, 18, BTJIT_RELEASES_CHECKED,
+			 "Descents look up their root's buffer in the buffer mapping table.")
+BTJIT_TARGET(GETBUF, getbuf, "_bt_getbuf", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, recent_reads,
+			 15, 18, BTJIT_RELEASES_CHECKED,
+			 "B-tree pages read by block number look up their buffer in the buffer mapping table.")
+BTJIT_TARGET(RELANDGETBUF, relandgetbuf, "_bt_relandgetbuf", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, recent_steps,
+			 15, 18, BTJIT_RELEASES_CHECKED,
+			 "Descents look up each level's buffer in the buffer mapping table.")

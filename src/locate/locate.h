@@ -30,7 +30,7 @@
 #include "binpatch/binpatch.h"
 
 #define BTJIT_MAX_CALLSITES 8
-#define BTJIT_MAX_EXPORTED	8
+#define BTJIT_MAX_EXPORTED	12
 
 /*
  * What the caller asks of the locator: the test fault, and the exported

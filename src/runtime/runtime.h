@@ -16,6 +16,8 @@
  *	  keyshape.c	a key shape from an index's relcache entry
  *	  blockhints.c	the per-backend block hints compiled code prefetches
  *					from, and their switch
+ *	  recentbuf.c	a page pinned through the buffer this backend last
+ *					found it in, skipping the buffer mapping table
  *
  * Dependencies point down: dispatch.c -> jitcache.c -> keyshape.c, every
  * file -> redirects.c, and jitcache.c -> src/compile/ for code.  Nothing
@@ -51,6 +53,7 @@ extern int	btjit_compile_threshold;	/* jitcache.c */
 extern int	btjit_max_signatures;	/* jitcache.c */
 extern bool btjit_verify;		/* dispatch.c */
 extern bool btjit_prefetch_hints;	/* blockhints.c */
+extern bool btjit_recent_buffers;	/* recentbuf.c */
 
 /*
  * Both switches (cluster_enabled and the session's enabled) on: what the
@@ -422,6 +425,10 @@ extern void btjit_shape_signature(const BtjitShape *shape, char *buf,
 extern void btjit_shape_signature_tiers(const BtjitShape *shape,
 										const char *bcinfo, char *buf,
 										size_t buflen);
+
+/* ---- The descent's page reads (recentbuf.c) ---- */
+extern Buffer btjit_read_recent(Relation rel, BlockNumber block,
+								uint64 *recent_count);
 
 #pragma GCC visibility pop
 

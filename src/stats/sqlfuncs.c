@@ -61,26 +61,38 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 #define BTJIT_INDEX_STATS_COLS_1_3	16	/* + jit_checks, verified_checks */
 #define BTJIT_INDEX_STATS_COLS_1_4	20	/* + jit_leafreads, verified_leafreads,
 										 * stock_checks, stock_leafreads */
-#define BTJIT_INDEX_STATS_COLS_1_5	28	/* + jit_builds, verified_builds,
+#define BTJIT_INDEX_STATS_COLS_1_5	34	/* + jit_builds, verified_builds,
 										 * jit_build_compares,
 										 * verified_build_compares,
 										 * jit_build_presorts,
 										 * verified_build_presorts,
 										 * jit_image_compares,
-										 * verified_image_compares */
+										 * verified_image_compares,
+										 * jit_recent_roots,
+										 * verified_recent_roots,
+										 * jit_recent_reads,
+										 * verified_recent_reads,
+										 * jit_recent_steps,
+										 * verified_recent_steps */
 #define BTJIT_COMPILE_COLS		4
 #define BTJIT_INDEX_COUNTERS_COLS	16	/* 1.1 */
 #define BTJIT_INDEX_COUNTERS_COLS_1_2	18	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEX_COUNTERS_COLS_1_3	20	/* + jit_checks, verified_checks */
 #define BTJIT_INDEX_COUNTERS_COLS_1_4	24	/* + jit_leafreads, verified_leafreads,
 											 * stock_checks, stock_leafreads */
-#define BTJIT_INDEX_COUNTERS_COLS_1_5	32	/* + jit_builds, verified_builds,
+#define BTJIT_INDEX_COUNTERS_COLS_1_5	38	/* + jit_builds, verified_builds,
 											 * jit_build_compares,
 											 * verified_build_compares,
 											 * jit_build_presorts,
 											 * verified_build_presorts,
 											 * jit_image_compares,
-											 * verified_image_compares */
+											 * verified_image_compares,
+											 * jit_recent_roots,
+											 * verified_recent_roots,
+											 * jit_recent_reads,
+											 * verified_recent_reads,
+											 * jit_recent_steps,
+											 * verified_recent_steps */
 #define BTJIT_STOCK_CALLS_COLS	5	/* 1.4 */
 #define BTJIT_INDEXES_INFO_COLS	4
 
@@ -115,6 +127,9 @@ static const size_t btjit_build_counts[] = {
 	BTJIT_COUNT(jit_build_compares), BTJIT_COUNT(verified_build_compares),
 	BTJIT_COUNT(jit_build_presorts), BTJIT_COUNT(verified_build_presorts),
 	BTJIT_COUNT(jit_image_compares), BTJIT_COUNT(verified_image_compares),
+	BTJIT_COUNT(jit_recent_roots), BTJIT_COUNT(verified_recent_roots),
+	BTJIT_COUNT(jit_recent_reads), BTJIT_COUNT(verified_recent_reads),
+	BTJIT_COUNT(jit_recent_steps), BTJIT_COUNT(verified_recent_steps),
 };
 
 /*

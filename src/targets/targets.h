@@ -19,6 +19,9 @@
  *					sorts, tuplesort_performsort: the compiled presort
  *	  keepnatts.c	_bt_keep_natts_fast: key image comparisons (the
  *					build's deduplication, suffix truncation, split points)
+ *	  descent.c		_bt_getbuf and _bt_relandgetbuf: the page reads of a
+ *					descent and of a step to another page, through the
+ *					buffer the page was last found in
  *
  * Each file exports one BtjitTargetImpl, named after its row; start-up
  * (src/btree_jit.c) hands the dispatchers to src/runtime/redirects.c and

@@ -69,18 +69,26 @@ SELECT extversion FROM pg_extension WHERE extname = 'btree_jit';
 -- 1.5 adds the builds (jit_builds, verified_builds), their sorts'
 -- comparisons (jit_build_compares, verified_build_compares) and presorts
 -- (jit_build_presorts, verified_build_presorts), and the key image
--- comparisons (jit_image_compares, verified_image_compares)
+-- comparisons (jit_image_compares, verified_image_compares), and the
+-- descent's page reads through a remembered buffer (jit_recent_roots,
+-- jit_recent_reads, jit_recent_steps and their verified_ counts)
 SELECT count(*) >= 0 AS stats_1_5,
        bool_and(jit_builds >= 0 AND verified_builds >= 0 AND
                 jit_build_compares >= 0 AND verified_build_compares >= 0 AND
                 jit_build_presorts >= 0 AND verified_build_presorts >= 0 AND
-                jit_image_compares >= 0 AND verified_image_compares >= 0) IS NOT FALSE AS builds_1_5
+                jit_image_compares >= 0 AND verified_image_compares >= 0) IS NOT FALSE AS builds_1_5,
+       bool_and(jit_recent_roots >= verified_recent_roots AND
+                jit_recent_reads >= verified_recent_reads AND
+                jit_recent_steps >= verified_recent_steps) IS NOT FALSE AS recent_1_5
   FROM btree_jit_index_stats();
 SELECT count(*) >= 0 AS view_1_5,
        bool_and(jit_builds >= 0 AND verified_builds >= 0 AND
                 jit_build_compares >= 0 AND verified_build_compares >= 0 AND
                 jit_build_presorts >= 0 AND verified_build_presorts >= 0 AND
-                jit_image_compares >= 0 AND verified_image_compares >= 0) IS NOT FALSE AS view_builds_1_5
+                jit_image_compares >= 0 AND verified_image_compares >= 0) IS NOT FALSE AS view_builds_1_5,
+       bool_and(jit_recent_roots >= verified_recent_roots AND
+                jit_recent_reads >= verified_recent_reads AND
+                jit_recent_steps >= verified_recent_steps) IS NOT FALSE AS view_recent_1_5
   FROM btree_jit_indexes;
 
 INSERT INTO objects_updated
@@ -117,13 +125,13 @@ SELECT attname, format_type(atttypid, atttypmod)
  WHERE attrelid = 'btree_jit_indexes'::regclass AND attnum > 0
  ORDER BY attnum;
 
--- the per-index functions' number of columns and their last nine: 1.5's
--- after 1.4's stock_leafreads
+-- the per-index functions' number of columns and their last fifteen:
+-- 1.5's after 1.4's stock_leafreads
 SELECT p.proname, array_length(p.proargnames, 1) AS columns, a.n, a.name
   FROM pg_proc p, unnest(p.proargnames) WITH ORDINALITY a(name, n)
  WHERE p.proname IN ('btree_jit_index_stats', 'btree_jit_index_counters')
    AND p.pronamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'btree_jit')
-   AND a.n > array_length(p.proargnames, 1) - 9
+   AND a.n > array_length(p.proargnames, 1) - 15
  ORDER BY p.proname, a.n;
 
 -- this session's searches are in the view once its transaction ended
@@ -139,12 +147,16 @@ SELECT indexname, tablename, schemaname, jit_searches + stock_searches AS search
 SELECT jit_builds >= 0 AND verified_builds >= 0 AND
        jit_build_compares >= 0 AND verified_build_compares >= 0 AND
        jit_build_presorts >= 0 AND verified_build_presorts >= 0 AND
-       jit_image_compares >= 0 AND verified_image_compares >= 0 AS view_build_counts
+       jit_image_compares >= 0 AND verified_image_compares >= 0 AND
+       jit_recent_roots >= verified_recent_roots AND
+       jit_recent_steps >= verified_recent_steps AS view_build_counts
   FROM btree_jit_indexes WHERE indexname = 'upgrade_t_pkey';
 SELECT jit_builds >= 0 AND verified_builds >= 0 AND
        jit_build_compares >= 0 AND verified_build_compares >= 0 AND
        jit_build_presorts >= 0 AND verified_build_presorts >= 0 AND
-       jit_image_compares >= 0 AND verified_image_compares >= 0 AS build_counts
+       jit_image_compares >= 0 AND verified_image_compares >= 0 AND
+       jit_recent_roots >= verified_recent_roots AND
+       jit_recent_steps >= verified_recent_steps AS build_counts
   FROM btree_jit_index_stats() WHERE indexrelid = 'upgrade_t_pkey'::regclass;
 SELECT max_indexes, entries > 0 AS has_entries, evictions FROM btree_jit_indexes_info();
 RESET enable_seqscan;

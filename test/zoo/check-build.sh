@@ -26,7 +26,13 @@
 #   regress  test/regress.sh, the project's pg_regress suite (its tests turn
 #            verify on; background.sql has the compile worker compile)
 #   bench    BTJIT_ZOO_BENCH=1 only: bench/run --no-timing probe_int4
-#            probe_asof (instructions off vs on); OUTDIR/bench.csv
+#            probe_asof (instructions off vs on); OUTDIR/bench.csv.  With
+#            btree_jit.recent_buffers = off: the ratio compares the
+#            compiled code (page search, checks, leaf read), which every
+#            build runs alike; how much of the descent's page reads the
+#            module takes depends on whether the build inlined
+#            _bt_relandgetbuf and _bt_getbuf into their callers (gcc's LTO
+#            does: src/README, "The descent's page reads")
 set -euo pipefail
 
 [[ $# -eq 2 ]] || { echo "usage: $0 OUTDIR zoo|debian" >&2; exit 2; }
@@ -110,7 +116,8 @@ do_probe() {
 }
 
 do_bench() {
-	BENCH_SKIP_DEPS=1 BENCH_SKIP_BUILD=1 bash bench/run --no-timing probe_int4 probe_asof
+	BENCH_SKIP_DEPS=1 BENCH_SKIP_BUILD=1 bash bench/run --no-timing \
+		--set btree_jit.recent_buffers=off probe_int4 probe_asof
 	cp bench/out/latest.csv "$out/bench.csv"
 }
 

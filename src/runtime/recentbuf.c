@@ -22,8 +22,8 @@
  * rewritten, another database's file of the same number) is a miss, and
  * the read goes through ReadBuffer, whose buffer is remembered instead.
  * Nothing is read from the page before the pin, and the caller locks it
- * as the server would (targets/getbuf.c, targets/relandgetbuf.c).  So the
- * table needs no lock and no invalidation.
+ * as the server would (targets/descent.c).  So the table needs no lock
+ * and no invalidation.
  *
  * ReadRecentBuffer counts pgBufferUsage's hit, and nothing else that
  * ReadBuffer counts for a hit of a relation's page: the relation's
@@ -34,8 +34,9 @@
  * the buffer's usage count, which ReadBuffer's PinBuffer does (strategy
  * NULL): raised here, so that the clock sweep sees the page as used
  * (src/README, "The descent's page reads").  Those functions' source is
- * in mirrorlist.h, per major; 19's buffer manager is not at hand, so the
- * targets end at 18.
+ * in mirrorlist.h, per major; 19's buffer manager is not at hand (and its
+ * buffer descriptor's state word changed type), so the targets end at 18
+ * and this file builds nothing for 19 but the setting.
  *
  *-------------------------------------------------------------------------
  */
@@ -149,16 +150,4 @@ btjit_read_recent(Relation rel, BlockNumber block, uint64 *recent_count)
 	entry->buffer = buffer;
 	return buffer;
 }
-#else							/* PG_VERSION_NUM >= 190000 */
-
-/*
- * 19's buffer manager (its source, and a buffer descriptor whose state
- * word changed type) is not at hand: the targets that call this end at 18
- * (targetlist.h), and this is only ReadBuffer.
- */
-Buffer
-btjit_read_recent(Relation rel, BlockNumber block, uint64 *recent_count)
-{
-	return ReadBuffer(rel, block);
-}
-#endif
+#endif							/* PG_VERSION_NUM < 190000 */

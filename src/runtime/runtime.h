@@ -426,9 +426,11 @@ extern void btjit_shape_signature_tiers(const BtjitShape *shape,
 										const char *bcinfo, char *buf,
 										size_t buflen);
 
-/* ---- The descent's page reads (recentbuf.c) ---- */
+/* ---- The descent's page reads (recentbuf.c; up to 18) ---- */
+#if PG_VERSION_NUM < 190000
 extern Buffer btjit_read_recent(Relation rel, BlockNumber block,
 								uint64 *recent_count);
+#endif
 
 #pragma GCC visibility pop
 

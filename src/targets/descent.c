@@ -14,21 +14,23 @@
  * its test that the page is still the root; when the test fails it drops
  * the cache as the server does and hands the call to the server's
  * function, which then reads the metapage (and may create the root), as
- * it would have after its own failed test.  For an
- * index with compiled code, the page is pinned with runtime/recentbuf.c
- * (ReadRecentBuffer on the remembered buffer, else ReadBuffer), then
- * locked and checked with the server's own _bt_lockbuf and _bt_checkpage,
- * exactly as the server's functions do after their ReadBuffer: the pin is
- * the only thing done differently, and a pin on the right buffer is the
- * same pin whichever way the buffer was found.  The locking protocol, and
- * with it every rule of concurrent splits and page deletion
- * (_bt_moveright, the high key, half-dead pages), is the callers' and
- * unchanged.
+ * it would have after its own failed test.
+ *
+ * For an index with compiled code, the page is pinned with
+ * runtime/recentbuf.c (ReadRecentBuffer on the remembered buffer, else
+ * ReadBuffer), then locked and checked with the server's own _bt_lockbuf
+ * and _bt_checkpage, exactly as the server's functions do after their
+ * ReadBuffer: the pin is the only thing done differently, and a pin on the
+ * right buffer is the same pin whichever way the buffer was found.  The
+ * locking protocol, and with it every rule of concurrent splits and page
+ * deletion (_bt_moveright, the high key, half-dead pages), is the callers'
+ * and unchanged.
  *
  * What stays the server's: an index whose metapage is not cached, 15's
- * new-page allocation (_bt_getbuf with P_NEW), a step to the page the caller already holds (the server keeps
- * its pin), temporary indexes (local buffers), indexes without compiled
- * code, and everything while btree_jit.recent_buffers is off.
+ * new-page allocation (_bt_getbuf with P_NEW), a step to the page the
+ * caller already holds (the server keeps its pin), temporary indexes
+ * (local buffers), indexes without compiled code, and everything while
+ * btree_jit.recent_buffers is off.  On 19 nothing: its rows end at 18.
  *
  * verify mode: a page pinned through the remembered buffer is read again
  * through the server's buffer mapping table, which must name the same
@@ -87,12 +89,6 @@ const BtjitTargetImpl btjit_target_getbuf = {
 const BtjitTargetImpl btjit_target_relandgetbuf = {
 	.dispatcher = (void *) btjit_dispatch_relandgetbuf,
 };
-#else
-/* 19: targetlist.h's rows end at 18 */
-const BtjitTargetImpl btjit_target_getroot = {0};
-const BtjitTargetImpl btjit_target_getbuf = {0};
-const BtjitTargetImpl btjit_target_relandgetbuf = {0};
-#endif
 
 /*
  * Whether page reads may be the module's at all: the dispatchers test this
@@ -165,7 +161,6 @@ descent_read(Relation rel, BlockNumber blkno, int access,
 	return buffer;
 }
 
-#if PG_VERSION_NUM < 190000
 /*
  * The root the metapage cache names, if it still is the root: not deleted
  * or half-dead, of the cached level, with no sibling.  (The cached root is
@@ -265,4 +260,11 @@ btjit_dispatch_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno,
 		return descent_relandgetbuf(rel, obuf, blkno, access);
 	return BTJIT_STOCK_RELANDGETBUF(rel, obuf, blkno, access);
 }
+#endif							/* PG_VERSION_NUM < 190000 */
+
+#if PG_VERSION_NUM >= 190000
+/* 19: targetlist.h's rows end at 18 */
+const BtjitTargetImpl btjit_target_getroot = {0};
+const BtjitTargetImpl btjit_target_getbuf = {0};
+const BtjitTargetImpl btjit_target_relandgetbuf = {0};
 #endif

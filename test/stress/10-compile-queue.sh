@@ -10,9 +10,10 @@
 #     for the six shapes queued before it (21 s and more).
 # Both assert the order: when the hot index has its code, the worker has
 # compiled at most two shapes since the hot session began (the one in
-# progress when the hot one was queued, and the hot one); and the wait: at most the hold, the compile
-# in progress and its own (bounded as three compiles, by the worker's own
-# last compile time, plus a second; in arrival order it would be seven).
+# progress when the hot one was queued, and the hot one); and the wait: at
+# most the hold, the compile in progress and its own (bounded as three
+# compiles, by the worker's own last compile time, plus a second; in
+# arrival order it would be seven).
 # The wall time itself is a figure, not an assertion (it depends on the
 # machine's load: the compile child runs at nice 10): printed here, and
 # measured on a quiet machine in bench/README.md ("The compile queue's

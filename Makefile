@@ -15,7 +15,7 @@
 #   search_template.bc  the bitcode template: llvm-ir/
 # src/include/ holds the headers the products share.
 MODULE_big = btree_jit
-LOCATE_OBJS = src/locate/binsrch.o src/locate/readpage.o
+LOCATE_OBJS = src/locate/binsrch.o src/locate/readpage.o src/locate/split.o
 BINPATCH_OBJS = src/binpatch/callconv.o src/binpatch/clobbers.o \
 	src/binpatch/refsweep.o src/binpatch/elf_image.o \
 	src/binpatch/messages.o src/binpatch/redirect.o src/binpatch/x86.o

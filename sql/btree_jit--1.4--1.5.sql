@@ -18,7 +18,9 @@
 -- _bt_keep_natts_fast), jit_recent_roots, jit_recent_reads and
 -- jit_recent_steps (on 15, 17 and 18, the page reads of _bt_getroot,
 -- _bt_getbuf and _bt_relandgetbuf that pinned the page through the buffer
--- this backend last found it in, without the buffer mapping table) and the verified_ count of each (of those, compared
+-- this backend last found it in, without the buffer mapping table),
+-- jit_descents (on 15, 17 and 18, the descents of _bt_search the module ran
+-- on the compiled page search and compare) and the verified_ count of each (of those, compared
 -- with the server's code under btree_jit.verify).
 --
 -- Each changed function has a C entry point of its own for 1.5, so that
@@ -59,7 +61,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_recent_reads bigint,
     OUT verified_recent_reads bigint,
     OUT jit_recent_steps bigint,
-    OUT verified_recent_steps bigint)
+    OUT verified_recent_steps bigint,
+    OUT jit_descents bigint,
+    OUT verified_descents bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -104,7 +108,9 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_recent_reads bigint,
     OUT verified_recent_reads bigint,
     OUT jit_recent_steps bigint,
-    OUT verified_recent_steps bigint)
+    OUT verified_recent_steps bigint,
+    OUT jit_descents bigint,
+    OUT verified_descents bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -147,6 +153,8 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_recent_reads,
          s.jit_recent_steps,
          s.verified_recent_steps,
+         s.jit_descents,
+         s.verified_descents,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,

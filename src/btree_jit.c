@@ -107,6 +107,8 @@ btjit_start_targets(void)
 		stock_entries[t] = impl->stock_entry;
 		replacements.functions[t] = impl->dispatcher;
 		callbacks.declined[t] = impl->declined;
+		replacements.split_functions[t] = impl->split_dispatcher;
+		replacements.split_signatures[t] = impl->split_signature;
 	}
 	replacements.readpage_signature = btjit_readpage_signature;
 	callbacks.block_hints = (void *) &btjit_block_hints;

@@ -246,6 +246,14 @@ query_recent_counts() {
 		FROM btree_jit_index_counters()' 2>/dev/null
 }
 
+query_descent_counts() {
+	# the descents (_bt_search) the module ran, and of those the ones verify
+	# checked level by level, summed over every database's shared entries
+	psql_as -d postgres -At -F ' ' -c 'SELECT
+		coalesce(sum(jit_descents), 0), coalesce(sum(verified_descents), 0)
+		FROM btree_jit_index_counters()' 2>/dev/null
+}
+
 query_leafread_coverage() {
 	# Of the leaf reads and key checks of compiled indexes (the server's
 	# reads of an index without code, reason "not compiled", left out), how
@@ -374,6 +382,14 @@ do_run() {
 				# _bt_getroot, _bt_getbuf, _bt_relandgetbuf up to 18
 				if [[ $run == verify* && $pg_major -le 18 && $vrecent -le 0 ]]; then
 					run_notes[$run]+=" verified_recent_* = 0 with verify on;"
+					ok=0
+				fi
+			fi
+			if read -r jdesc vdesc < <(query_descent_counts) && [[ -n $vdesc ]]; then
+				echo "btree_jit_index_counters() after $run: descents $jdesc, verified $vdesc"
+				# _bt_search up to 18
+				if [[ $run == verify* && $pg_major -le 18 && $vdesc -le 0 ]]; then
+					run_notes[$run]+=" verified_descents = 0 with verify on;"
 					ok=0
 				fi
 			fi

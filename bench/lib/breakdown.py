@@ -3,6 +3,8 @@
 
     python3 bench/lib/breakdown.py [--leaf] bench/out/profiles-<stamp> [WORKLOAD[/QUERY]...]
 
+(BREAKDOWN_TOP=N lists the N largest other functions rather than 12.)
+
 Reads the callgrind parts that `bench/run --keep-profiles` kept, and the
 manifest.json the driver wrote beside them (which part holds which
 statement, and its N).  For each statement and arm, per unit:
@@ -389,7 +391,7 @@ def main(argv):
         for c in ("search+checks, server", "search+checks, module", "FunctionCall2Coll"):
             print("  %-58s" % c + "".join("%12.0f" % groups[a].get(c, 0) for a in cols))
         ref = "off" if "off" in cols else cols[0]
-        top = sorted(rest[ref].items(), key=lambda kv: -kv[1])[:12]
+        top = sorted(rest[ref].items(), key=lambda kv: -kv[1])[:int(os.environ.get("BREAKDOWN_TOP", "12"))]
         for name, _ in top:
             print("  %-58s" % name[:58] + "".join("%12.0f" % rest[a].get(name, 0) for a in cols))
         shown = {name for name, _ in top}

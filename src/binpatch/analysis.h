@@ -183,7 +183,7 @@ typedef struct CallconvClaim
 	uint64_t	witness;		/* vaddr of the exported witness */
 	const char *arg_types[2];	/* what entry rdi, rsi are */
 	/* CC_FRAME_WITNESS only: */
-	int			nargs;			/* integer arguments: 3 or 4 */
+	int			nargs;			/* integer arguments: 3 to 5 */
 	uint64_t	frame_callee;	/* another function given the same object,
 								 * or 0 */
 	int			frame_arg;		/* which of their arguments may point into the

@@ -57,6 +57,7 @@ typedef enum AbsKind
 	AV_ARG1,					/* entry rsi, unchanged */
 	AV_ARG2,					/* entry rdx (Buffer in edx) */
 	AV_ARG3,					/* entry rcx, where it is an argument */
+	AV_ARG4,					/* entry r8, where it is an argument */
 	AV_NOARG,					/* entry rcx/r8/r9: not an argument */
 	AV_ENTRY,					/* caller's value of a register (rax, callee-saved) */
 	AV_STACK					/* entry rsp + off */
@@ -237,7 +238,7 @@ flow_entry_state(const Proof *pf, FlowState *st)
 	st->reg[R_RSI] = av_make(AV_ARG1, 0, 0);
 	st->reg[R_RDX] = av_make(AV_ARG2, pf->shape == CC_PAGE_SEARCH ? T_BUF : 0, 0);
 	st->reg[R_RCX] = av_make(pf->nargs > 3 ? AV_ARG3 : AV_NOARG, 0, 0);
-	st->reg[R_R8] = av_make(AV_NOARG, 0, 0);
+	st->reg[R_R8] = av_make(pf->nargs > 4 ? AV_ARG4 : AV_NOARG, 0, 0);
 	st->reg[R_R9] = av_make(AV_NOARG, 0, 0);
 	st->reg[R_RSP] = av_make(AV_STACK, 0, 0);
 }
@@ -488,10 +489,12 @@ read_reg_taint(Proof *pf, FlowState *st, int g, const DecInsn *di, bool check)
 	uint8_t		kind = st->reg[g].kind;
 
 	if (check && kind == AV_NOARG)
-		proof_violation(pf, di, pf->nargs > 3 ?
+		proof_violation(pf, di, pf->nargs > 4 ?
+						"reads a register that is not one of the five arguments" :
+						pf->nargs > 3 ?
 						"reads a register that is not one of the four arguments" :
 						"reads a register that is not one of the three arguments");
-	if (check && kind >= AV_ARG0 && kind <= AV_ARG3)
+	if (check && kind >= AV_ARG0 && kind <= AV_ARG4)
 		pf->arg_read[kind - AV_ARG0] = true;
 	return st->reg[g].taint;
 }
@@ -1323,7 +1326,7 @@ frame_witness_verdict(Proof *pf)
 {
 	LocCtx	   *cx = pf->cx;
 	const CallconvClaim *cl = pf->claim;
-	static const char *const argname[] = {"rdi", "rsi", "rdx", "rcx"};
+	static const char *const argname[] = {"rdi", "rsi", "rdx", "rcx", "r8"};
 	int			i;
 	char		nb[64];
 
@@ -1376,8 +1379,8 @@ frame_witness_describe(Proof *pf, char *desc, size_t desclen)
 			 pf->claim->witness_name,
 			 addr_name(pf->cx, pf->compare[0].site, nb, sizeof(nb)),
 			 insn_text(pf, pf->compare[0].rdi.def, t1, sizeof(t1)),
-			 pf->nargs > 3 ? ", rcx" : "",
-			 pf->nargs > 3 ? "r8, r9" : "rcx, r8, r9");
+			 pf->nargs > 4 ? ", rcx, r8" : pf->nargs > 3 ? ", rcx" : "",
+			 pf->nargs > 4 ? "r9" : pf->nargs > 3 ? "r8, r9" : "rcx, r8, r9");
 }
 
 /*
@@ -1408,7 +1411,7 @@ prove_callconv(LocCtx *cx, uint64_t start, uint64_t end,
 	pf.start = start;
 	pf.end = end;
 
-	if (!page_search && (claim->nargs < 3 || claim->nargs > 4))
+	if (!page_search && (claim->nargs < 3 || claim->nargs > 5))
 		return loc_fail(cx, "%s is described with %d arguments",
 						claim->subject, claim->nargs);
 	if (page_search)

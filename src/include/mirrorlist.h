@@ -14,7 +14,9 @@
  * tuplesort_performsort's sort of the tuples in memory; the descent's page
  * reads replace _bt_getroot's cached-root read, _bt_getbuf and
  * _bt_relandgetbuf and count a buffer hit as
- * the buffer manager does (runtime/recentbuf.c).  19's
+ * the buffer manager does (runtime/recentbuf.c), testing each page as
+ * _bt_checkpage does, and the descent itself
+ * reproduces _bt_search and _bt_moveright's test of whether to act.  19's
  * sort source is not served here; there the layout's read-back at every
  * sort (targets/buildsort.c) is the only check.  A point
  * release that fixes a bug in one of them would be bypassed silently, so a
@@ -75,6 +77,9 @@ BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "PinBuffer", "c8
 BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "PinBuffer_Locked", "6988f59cde8395cf")
 BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "ReadBufferExtended", "01db21ce3bbe19ef")
 BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "ReadBuffer_common", "2864a464761ddbb8")
+BTJIT_MIRROR(SEARCH, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_search", "7aadc70d1f7cf772")
+BTJIT_MIRROR(SEARCH, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_moveright", "bab21756d33db6e6")
+BTJIT_MIRROR(GETBUF, 15, "src/backend/access/nbtree/nbtpage.c", "_bt_checkpage", "7e7b79f802c0f1c9")
 BTJIT_CHECKED(15, 150018, "Debian 15.18-0+deb12u1 (bookworm)")
 BTJIT_CHECKED(15, 150019, "upstream 15.19 (postgresql-15_15.19.orig.tar.bz2 of bookworm-security; its .dsc is not served)")
 
@@ -103,6 +108,9 @@ BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "ReadRecentBuffe
 BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "PinBuffer", "7498474c0f49eb20")
 BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "PinBuffer_Locked", "6988f59cde8395cf")
 BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "PinBufferForBlock", "477af43ec2d49fa6")
+BTJIT_MIRROR(SEARCH, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_search", "6dce63f3601fe246")
+BTJIT_MIRROR(SEARCH, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_moveright", "d02db4129caf6945")
+BTJIT_MIRROR(GETBUF, 17, "src/backend/access/nbtree/nbtpage.c", "_bt_checkpage", "7e7b79f802c0f1c9")
 BTJIT_CHECKED(17, 170011, "Debian 17.11-0+deb13u1 (trixie)")
 
 /* PostgreSQL 18 */
@@ -130,6 +138,9 @@ BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "ReadRecentBuffe
 BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "PinBuffer", "7498474c0f49eb20")
 BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "PinBuffer_Locked", "6988f59cde8395cf")
 BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "PinBufferForBlock", "de6534fbb47f04d4")
+BTJIT_MIRROR(SEARCH, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_search", "6dce63f3601fe246")
+BTJIT_MIRROR(SEARCH, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_moveright", "d02db4129caf6945")
+BTJIT_MIRROR(GETBUF, 18, "src/backend/access/nbtree/nbtpage.c", "_bt_checkpage", "7e7b79f802c0f1c9")
 BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
 
 /*

@@ -149,3 +149,16 @@ BTJIT_TARGET(RELANDGETBUF, relandgetbuf, "_bt_relandgetbuf", BTJIT_LOCATE_EXPORT
 			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, recent_steps,
 			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Descents look up each level's buffer in the buffer mapping table.")
+/*
+ * The descent itself, 15 to 18: _bt_search, with the page search and the
+ * high-key test of each level on the compiled entries called directly, and
+ * each level's page read through the buffer it was last found in (the
+ * rows above), so that a build whose LTO inlined _bt_relandgetbuf into
+ * _bt_search still reads every level so.  Stepping right and finishing an
+ * incomplete split stay the server's _bt_moveright, called exactly where
+ * the server's _bt_search would call it and do more than return.
+ */
+BTJIT_TARGET(SEARCH, search, "_bt_search", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, descents,
+			 15, 18, BTJIT_RELEASES_CHECKED,
+			 "Descents run the server's _bt_search, which calls the compiled page search level by level.")

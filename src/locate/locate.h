@@ -2,9 +2,9 @@
  *
  * locate.h
  *	  The locator: which function of the running, stripped server binary
- *	  is _bt_binsrch, which is _bt_readpage, and whether the exported
- *	  functions the module redirects may be redirected, each with its
- *	  proof.
+ *	  is _bt_binsrch, which is _bt_readpage, which is the part gcc split
+ *	  off an exported function, and whether the exported functions the
+ *	  module redirects may be redirected, each with its proof.
  *
  * This layer holds the nbtree policy of finding code (which callers, which
  * witness, what evidence is enough); the analysis it runs is
@@ -17,6 +17,8 @@
  *					functions the caller asks for
  *	  readpage.c	_bt_readpage: the one non-exported caller of the exported
  *					_bt_checkkeys (15 to 18), or exported (19)
+ *	  split.c		the part of an exported function its head jumps to
+ *					(gcc's ipa-split: Debian 15's _bt_search.part.0)
  *
  *-------------------------------------------------------------------------
  */
@@ -30,7 +32,7 @@
 #include "binpatch/binpatch.h"
 
 #define BTJIT_MAX_CALLSITES 8
-#define BTJIT_MAX_EXPORTED	12
+#define BTJIT_MAX_EXPORTED	16
 
 /*
  * What the caller asks of the locator: the test fault, and the exported
@@ -134,5 +136,48 @@ extern bool btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 									 const BtjitReadpageSignature *sig,
 									 BtjitReadpageLocation *rp,
 									 char *why, size_t whylen);
+
+/*
+ * What the server headers say of an exported function gcc may have split
+ * (split.c): its arguments, the first statement its head keeps (a call of
+ * leading_callee whose result is stored through one argument and tested),
+ * and an exported function the part hands its first argument to.
+ */
+typedef struct BtjitSplitSignature
+{
+	const char *function;		/* the exported function */
+	int			nargs;			/* its integer arguments, 3 to 5 */
+	unsigned	int_args;		/* bit n: argument n is an int (32 bits) */
+	const char *leading_callee; /* the call of its first statement */
+	int			nleading;		/* that call's arguments ... */
+	int			leading_args[3];	/* ... each the function's argument n */
+	int			result_arg;		/* the argument the result is stored
+								 * through */
+	const char *witness;		/* exported, given the first argument whole */
+} BtjitSplitSignature;
+
+/* What the search for a split part found */
+typedef enum BtjitSplitOutcome
+{
+	BTJIT_SPLIT_NONE,			/* the function's body is whole */
+	BTJIT_SPLIT_FOUND,			/* the part, proven */
+	BTJIT_SPLIT_REFUSED			/* a part not proven (why says why) */
+} BtjitSplitOutcome;
+
+typedef struct BtjitSplitLocation
+{
+	uintptr_t	part;			/* runtime address */
+	size_t		part_size;		/* from its FDE */
+	int			ncallsites;
+	uintptr_t	callsites[BTJIT_MAX_CALLSITES];
+	char		evidence[1024];
+} BtjitSplitLocation;
+
+/* Find the split part of sig->function in a mapped binary (as _at above) */
+extern BtjitSplitOutcome btjit_locate_split_at(const char *path,
+											   uintptr_t load_bias,
+											   const BtjitSplitSignature *sig,
+											   BtjitSplitLocation *sl,
+											   char *why, size_t whylen);
 
 #endif							/* BTREE_JIT_LOCATE_H */

@@ -11,7 +11,10 @@
  * running; one LOG line and btree_jit_status() say why.  _bt_binsrch is the
  * module's reason to exist: without its redirect nothing else is
  * redirected.  The exported functions are redirected each on its own, and
- * a failure leaves the others in place.
+ * a failure leaves the others in place.  Where gcc split an exported
+ * function's body and its own file calls the part directly (Debian 15's
+ * _bt_search, called by _bt_first), the part is redirected too, once
+ * locate/split.c has proven what it is.
  *
  * Which functions, how each is found, what each requires and what runs
  * when it is not redirected are the rows of targetlist.h; this file walks
@@ -24,6 +27,7 @@
  */
 #include "postgres.h"
 
+#include "lib/stringinfo.h"
 #include "utils/guc.h"
 
 #include "runtime/runtime.h"
@@ -256,6 +260,54 @@ btjit_leave_to_release(BtjitTarget target)
 }
 
 /*
+ * A target whose body gcc may have split (locate/split.c): the part its
+ * head jumps to, which callers in its own file call directly, is
+ * redirected as well.  Located before the function itself is patched (the
+ * head is read from the running text), redirected after it.  A body that
+ * is whole needs nothing; a part not proven or not patched is one LOG line,
+ * and those callers keep the server's code.
+ */
+static void
+btjit_locate_split(BtjitTarget target, const BtjitReplacements *replacements,
+				   BtjitSplitLocation *sl, BtjitWhy *why)
+{
+	const BtjitLocation *loc = &btjit_module.location;
+
+	btjit_module.split_outcome[target] = BTJIT_SPLIT_NONE;
+	if (replacements->split_functions[target] == NULL)
+		return;
+	btjit_module.split_outcome[target] =
+		btjit_locate_split_at(loc->binary_path, loc->load_bias,
+							  replacements->split_signatures[target], sl,
+							  why->text, sizeof(why->text));
+}
+
+static void
+btjit_redirect_split(BtjitTarget target, const BtjitReplacements *replacements,
+					 const BtjitSplitLocation *sl, BtjitWhy *why)
+{
+	BtjitDetour *detour = &btjit_module.split_detours[target];
+
+	if (btjit_module.split_outcome[target] == BTJIT_SPLIT_NONE)
+		return;
+	if (btjit_module.split_outcome[target] == BTJIT_SPLIT_FOUND &&
+		btjit_detour_install((void *) sl->part, sl->part_size,
+							 replacements->split_functions[target], detour,
+							 why->text, sizeof(why->text)))
+	{
+		btjit_module.split_stock[target] = detour->stock;
+		snprintf(btjit_module.split_evidence,
+				 sizeof(btjit_module.split_evidence), "%s", sl->evidence);
+		return;
+	}
+	btjit_module.split_outcome[target] = BTJIT_SPLIT_REFUSED;
+	ereport(LOG,
+			(errmsg("btree_jit: the part of %s that this build split off its body is not redirected: %s",
+					btjit_target_info(target)->symbol, why->text),
+			 errdetail("Its callers in its own source file call that part directly, and keep the server's code.")));
+}
+
+/*
  * Redirect one target after _bt_binsrch, by its row of targetlist.h: only
  * in the majors the row names, only on a checked release if it reproduces
  * server code, only once the target it requires is redirected, and only
@@ -271,6 +323,8 @@ btjit_redirect_target(BtjitTarget target,
 	void	   *replacement = replacements->functions[target];
 	BtjitDetour *detour = &btjit_module.detours[target];
 	BtjitWhy	why;
+	BtjitSplitLocation split;
+	BtjitWhy	split_why;
 	uintptr_t	addr;
 	size_t		size;
 
@@ -291,13 +345,18 @@ btjit_redirect_target(BtjitTarget target,
 		btjit_module.outcome[info->prerequisite] != BTJIT_REDIRECT_DONE)
 		btjit_why_set(&why, "%s is not redirected",
 					  btjit_target_info(info->prerequisite)->symbol);
-	else if (btjit_find_target(target, replacements, &addr, &size, &why) &&
-			 btjit_detour_install((void *) addr, size, replacement, detour,
-								  why.text, sizeof(why.text)))
+	else if (btjit_find_target(target, replacements, &addr, &size, &why))
 	{
-		btjit_module.stock[target] = detour->stock;
-		btjit_module.outcome[target] = BTJIT_REDIRECT_DONE;
-		return;
+		/* a split part's head is read before the function is patched */
+		btjit_locate_split(target, replacements, &split, &split_why);
+		if (btjit_detour_install((void *) addr, size, replacement, detour,
+								 why.text, sizeof(why.text)))
+		{
+			btjit_module.stock[target] = detour->stock;
+			btjit_module.outcome[target] = BTJIT_REDIRECT_DONE;
+			btjit_redirect_split(target, replacements, &split, &split_why);
+			return;
+		}
 	}
 	ereport(LOG,
 			(errmsg("btree_jit: %s not redirected: %s", info->symbol, why.text),
@@ -315,7 +374,14 @@ btjit_describe_target(BtjitTarget target, char *buf, size_t buflen)
 	switch (btjit_module.outcome[target])
 	{
 		case BTJIT_REDIRECT_DONE:
-			snprintf(buf + len, buflen - len, "; %s redirected", info->symbol);
+			if (btjit_module.split_outcome[target] == BTJIT_SPLIT_FOUND)
+				snprintf(buf + len, buflen - len,
+						 "; %s redirected, with the part split off its body at %s+0x%lx",
+						 info->symbol, btjit_module.location.binary_path,
+						 (unsigned long) (btjit_module.split_detours[target].target -
+										  btjit_module.location.load_bias));
+			else
+				snprintf(buf + len, buflen - len, "; %s redirected", info->symbol);
 			break;
 		case BTJIT_REDIRECT_NOT_IN_MAJOR:
 			snprintf(buf + len, buflen - len,
@@ -341,6 +407,7 @@ btjit_report_active(void)
 {
 	const BtjitLocation *loc = &btjit_module.location;
 	const char *server_version = GetConfigOption("server_version", false, false);
+	StringInfoData evidence;
 
 	snprintf(btjit_module.reason, sizeof(btjit_module.reason),
 			 "_bt_binsrch at %s+0x%lx redirected (%d call sites; %s)",
@@ -351,20 +418,24 @@ btjit_report_active(void)
 	for (int t = BTJIT_TARGET_BINSRCH + 1; t < BTJIT_NTARGETS; t++)
 		btjit_describe_target(t, btjit_module.reason,
 							  sizeof(btjit_module.reason));
-	/* the leaf read's own evidence, where it was found as a caller (to 18) */
+	/*
+	 * The evidence: _bt_binsrch's and the exported functions'; the leaf
+	 * read's where it was found as a caller (to 18); a split part's.
+	 */
+	initStringInfo(&evidence);
+	appendStringInfo(&evidence, "Evidence: %s", loc->evidence);
 	if (btjit_module.outcome[BTJIT_TARGET_READPAGE] == BTJIT_REDIRECT_DONE &&
 		btjit_target_info(BTJIT_TARGET_READPAGE)->locate ==
 		BTJIT_LOCATE_CALLER_OF_EXPORTED)
-		ereport(LOG,
-				(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
-						server_version, btjit_module.reason),
-				 errdetail_internal("Evidence: %s; leaf read: %s", loc->evidence,
-									btjit_module.readpage_location.evidence)));
-	else
-		ereport(LOG,
-				(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
-						server_version, btjit_module.reason),
-				 errdetail_internal("Evidence: %s", loc->evidence)));
+		appendStringInfo(&evidence, "; leaf read: %s",
+						 btjit_module.readpage_location.evidence);
+	if (btjit_module.split_evidence[0] != '\0')
+		appendStringInfo(&evidence, "; %s", btjit_module.split_evidence);
+	ereport(LOG,
+			(errmsg("btree_jit %s on PostgreSQL %s: %s", BTJIT_VERSION,
+					server_version, btjit_module.reason),
+			 errdetail_internal("%s", evidence.data)));
+	pfree(evidence.data);
 }
 #endif							/* x86-64 Linux */
 

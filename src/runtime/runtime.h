@@ -103,6 +103,15 @@ typedef struct BtjitModuleState
 	void	   *stock[BTJIT_NTARGETS];
 	BtjitDetour detours[BTJIT_NTARGETS];
 	BtjitReadpageLocation readpage_location;
+	/*
+	 * Where gcc split a target's body and its own file calls the part
+	 * (locate/split.c): what start-up found, the part's detour and the
+	 * entry that runs its original code; and the evidence of the one found.
+	 */
+	BtjitSplitOutcome split_outcome[BTJIT_NTARGETS];
+	BtjitDetour split_detours[BTJIT_NTARGETS];
+	void	   *split_stock[BTJIT_NTARGETS];
+	char		split_evidence[1024];
 } BtjitModuleState;
 
 extern BtjitModuleState btjit_module;
@@ -142,6 +151,9 @@ typedef struct BtjitReplacements
 {
 	void	   *functions[BTJIT_NTARGETS];
 	BtjitReadpageSignature readpage_signature;
+	/* where a target's body may have been split: the part's replacement */
+	void	   *split_functions[BTJIT_NTARGETS];
+	const BtjitSplitSignature *split_signatures[BTJIT_NTARGETS];
 } BtjitReplacements;
 
 extern void btjit_install_redirects(const BtjitReplacements *replacements,

@@ -19,9 +19,10 @@
  *					sorts, tuplesort_performsort: the compiled presort
  *	  keepnatts.c	_bt_keep_natts_fast: key image comparisons (the
  *					build's deduplication, suffix truncation, split points)
- *	  descent.c		_bt_getbuf and _bt_relandgetbuf: the page reads of a
- *					descent and of a step to another page, through the
- *					buffer the page was last found in
+ *	  descent.c		_bt_search: the descent on the compiled page search and
+ *					compare; _bt_getroot, _bt_getbuf and _bt_relandgetbuf:
+ *					the page reads of a descent and of a step to another
+ *					page, through the buffer the page was last found in
  *
  * Each file exports one BtjitTargetImpl, named after its row; start-up
  * (src/btree_jit.c) hands the dispatchers to src/runtime/redirects.c and
@@ -48,6 +49,13 @@ typedef struct BtjitTargetImpl
 	void	   *declined;
 	/* what a slot holds for an index without compiled code, or NULL */
 	void	   *stock_entry;
+	/*
+	 * Where gcc may have split the function (a head its own file inlines,
+	 * calling the rest directly): what the rest's redirect sends its calls
+	 * to, and what the locator must know to prove it; or NULL
+	 */
+	void	   *split_dispatcher;
+	const BtjitSplitSignature *split_signature;
 } BtjitTargetImpl;
 
 #define BTJIT_TARGET(id, name, symbol, locate, prereq, tmpl, pfx, sfx, \

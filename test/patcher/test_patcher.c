@@ -105,6 +105,25 @@ static const BtjitReadpageSignature readpage_signature = {4, 1, 48};
 #endif
 
 /*
+ * _bt_search as gcc may split it (src/targets/descent.c gives the module's
+ * locator the same): its head "*bufP = _bt_getroot(rel[, heaprel],
+ * access)", the part handing rel to _bt_moveright (18: _bt_relandgetbuf).
+ */
+#if DEFAULT_MAJOR == 15
+static const BtjitSplitSignature search_split_signature = {
+	"_bt_search", 5, 1u << 3, "_bt_getroot", 2, {0, 3}, 2, "_bt_moveright"
+};
+#elif DEFAULT_MAJOR == 17
+static const BtjitSplitSignature search_split_signature = {
+	"_bt_search", 5, 1u << 4, "_bt_getroot", 3, {0, 1, 4}, 3, "_bt_moveright"
+};
+#else
+static const BtjitSplitSignature search_split_signature = {
+	"_bt_search", 5, 1u << 4, "_bt_getroot", 3, {0, 1, 4}, 3, "_bt_relandgetbuf"
+};
+#endif
+
+/*
  * What the module asks the locator for on 15 to 18: _bt_binsrch and the
  * three exported functions it may redirect after it.
  */
@@ -1082,6 +1101,9 @@ typedef struct KnownBuild
 	Mutation   *readpage_mutations; /* ... which its own calling convention
 									 * proof must refuse */
 	int			nreadpage_mutations;
+	uint64_t	search_part;	/* the part gcc split off _bt_search */
+	size_t		search_part_size;
+	int			search_part_calls;
 } KnownBuild;
 
 static KnownBuild *known_builds;
@@ -1124,6 +1146,7 @@ static const BuildFact build_facts[] = {
 	{"insert", 1, false, {FACT_U64(insert)}},
 	{"checkkeys", 1, false, {FACT_U64(checkkeys)}},
 	{"readpage", 3, false, {FACT_U64(readpage), FACT_SIZE(readpage_size), FACT_INT(readpage_calls)}},
+	{"search_part", 3, false, {FACT_U64(search_part), FACT_SIZE(search_part_size), FACT_INT(search_part_calls)}},
 	{"binsrch_patch", 2, true, {FACT_SIZE(binsrch_patch[0]), FACT_SIZE(binsrch_patch[1])}},
 	{"compare_patch", 2, true, {FACT_SIZE(compare_patch[0]), FACT_SIZE(compare_patch[1])}},
 	{"insert_patch", 2, true, {FACT_SIZE(insert_patch[0]), FACT_SIZE(insert_patch[1])}},
@@ -1771,6 +1794,60 @@ server_tests(const char *path, const char *label, bool is_primary)
 				  rkb->name, (unsigned long) rkb->readpage, rkb->readpage_size,
 				  rkb->readpage_calls, (unsigned long) (rp.readpage - m.base),
 				  rp.readpage_size, rp.ncallsites);
+	}
+
+	/*
+	 * The part gcc split off _bt_search, where it did: found and proven,
+	 * where the build is known exactly there; refused with a signature
+	 * that does not describe the head.
+	 */
+	if (DEFAULT_MAJOR <= 18)
+	{
+		BtjitSplitLocation sl;
+		BtjitSplitSignature wrong = search_split_signature;
+		char		swhy[512];
+		const KnownBuild *skb = known_build(loc.build_id);
+		BtjitSplitOutcome so = btjit_locate_split_at(path, m.base, &search_split_signature,
+													 &sl, swhy, sizeof(swhy));
+
+		check(so != BTJIT_SPLIT_REFUSED, "%s: _bt_search whole, or its split part proven: %s",
+			  label, so == BTJIT_SPLIT_FOUND ? sl.evidence :
+			  so == BTJIT_SPLIT_NONE ? "whole" : swhy);
+		if (skb != NULL)
+			check(skb->search_part != 0 ?
+				  (so == BTJIT_SPLIT_FOUND && sl.part - m.base == skb->search_part &&
+				   sl.part_size == skb->search_part_size &&
+				   sl.ncallsites == skb->search_part_calls) :
+				  so == BTJIT_SPLIT_NONE,
+				  "%s: _bt_search's split part is postgres+%#lx, %#zx bytes, %d references (found %s +%#lx, %#zx, %d)",
+				  skb->name, (unsigned long) skb->search_part, skb->search_part_size,
+				  skb->search_part_calls,
+				  so == BTJIT_SPLIT_FOUND ? "part" : so == BTJIT_SPLIT_NONE ? "no part" : "a refusal",
+				  so == BTJIT_SPLIT_FOUND ? (unsigned long) (sl.part - m.base) : 0UL,
+				  so == BTJIT_SPLIT_FOUND ? sl.part_size : 0, so == BTJIT_SPLIT_FOUND ? sl.ncallsites : 0);
+		if (so == BTJIT_SPLIT_FOUND)
+		{
+			/* the result stored through another argument: not this head */
+			wrong.result_arg = 1;
+			so = btjit_locate_split_at(path, m.base, &wrong, &sl, swhy, sizeof(swhy));
+			check(so == BTJIT_SPLIT_REFUSED && strstr(swhy, "does more than its first statement") != NULL,
+				  "%s: a head that stores elsewhere is refused: %s", label,
+				  so == BTJIT_SPLIT_REFUSED ? swhy : "(found)");
+			/* the leading call given another argument */
+			wrong = search_split_signature;
+			wrong.leading_args[1] = 1;
+			so = btjit_locate_split_at(path, m.base, &wrong, &sl, swhy, sizeof(swhy));
+			check(so == BTJIT_SPLIT_REFUSED && strstr(swhy, "without its argument") != NULL,
+				  "%s: a head whose call takes other arguments is refused: %s", label,
+				  so == BTJIT_SPLIT_REFUSED ? swhy : "(found)");
+			/* a signature without the fifth argument the part reads */
+			wrong = search_split_signature;
+			wrong.nargs = 4;
+			so = btjit_locate_split_at(path, m.base, &wrong, &sl, swhy, sizeof(swhy));
+			check(so == BTJIT_SPLIT_REFUSED,
+				  "%s: a signature with fewer arguments than the part reads is refused: %s", label,
+				  so == BTJIT_SPLIT_REFUSED ? swhy : "(found)");
+		}
 	}
 
 	/* step 6, on the callers' side: each function reaches an indirect call */

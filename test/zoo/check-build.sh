@@ -29,10 +29,10 @@
 #            probe_asof (instructions off vs on); OUTDIR/bench.csv.  With
 #            btree_jit.recent_buffers = off: the ratio compares the
 #            compiled code (page search, checks, leaf read), which every
-#            build runs alike; how much of the descent's page reads the
-#            module takes depends on whether the build inlined
-#            _bt_relandgetbuf and _bt_getbuf into their callers (gcc's LTO
-#            does: src/README, "The descent's page reads")
+#            build runs alike; which page reads go through the remembered
+#            buffer depends on what the build inlined (15's LTO builds
+#            inline _bt_getbuf, a scan's step to the next page: src/README,
+#            "The descent's page reads")
 set -euo pipefail
 
 [[ $# -eq 2 ]] || { echo "usage: $0 OUTDIR zoo|debian" >&2; exit 2; }

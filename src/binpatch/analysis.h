@@ -13,7 +13,8 @@
  *	clobbers.c	the callers' side of it: nothing expected of a redirected
  *				function beyond the ABI
  *	refsweep.c	every relocation and code reference to a function
- *	messages.c	why the locator refuses (loc_fail), addresses by name
+ *	messages.c	why the locator refuses (loc_fail), addresses by name,
+ *				the evidence text (loc_append)
  * x86.h holds the instruction helpers shared with redirect.c.  Nothing
  * here is visible outside the module (see BTJIT_HIDDEN in x86.h).
  *
@@ -135,6 +136,10 @@ typedef struct Ref
 __attribute__((format(printf, 2, 3)))
 #endif
 extern BTJIT_HIDDEN bool loc_fail(LocCtx *cx, const char *fmt,...);
+#ifdef __GNUC__
+__attribute__((format(printf, 3, 4)))
+#endif
+extern BTJIT_HIDDEN void loc_append(char *buf, size_t len, const char *fmt,...);
 extern BTJIT_HIDDEN const char *addr_name(const LocCtx *cx, uint64_t vaddr,
 										  char *buf, size_t len);
 
@@ -144,6 +149,9 @@ extern BTJIT_HIDDEN bool image_open(LocCtx *cx, const char *path,
 extern BTJIT_HIDDEN void image_close(Image *img);
 extern BTJIT_HIDDEN bool check_bias(LocCtx *cx);
 extern BTJIT_HIDDEN bool load_fdes(LocCtx *cx);
+extern BTJIT_HIDDEN bool loc_open_image(LocCtx *cx, const char *path,
+										uintptr_t load_bias, char *why,
+										size_t whylen);
 extern BTJIT_HIDDEN const uint8_t *code_at(const Image *img, uint64_t vaddr, size_t len);
 extern BTJIT_HIDDEN const uint8_t *file_at(const Image *img, uint64_t vaddr, size_t len);
 extern BTJIT_HIDDEN const uint8_t *section_data(const Image *img, const Elf64_Shdr *sh);
@@ -204,5 +212,7 @@ extern BTJIT_HIDDEN bool scan_relocs(LocCtx *cx, uint64_t cand, int *ntaken,
 									 size_t *nrelocs);
 extern BTJIT_HIDDEN bool sweep_refs(LocCtx *cx, uint64_t cand, Ref *refs, int *nrefs,
 									int *nhits_out, uint64_t *nbytes);
+extern BTJIT_HIDDEN bool direct_refs(LocCtx *cx, uint64_t cand, Ref *refs,
+									 int *nrefs, int maxrefs);
 
 #endif							/* BTREE_JIT_BINPATCH_ANALYSIS_H */

@@ -97,12 +97,6 @@ typedef struct FlowState
 	Slot		slot[MAX_SLOTS];
 } FlowState;
 
-enum
-{
-	R_RAX, R_RCX, R_RDX, R_RBX, R_RSP, R_RBP, R_RSI, R_RDI,
-	R_R8, R_R9, R_R10, R_R11, R_R12, R_R13, R_R14, R_R15
-};
-
 typedef struct DecInsn
 {
 	uint64_t	addr;
@@ -146,20 +140,6 @@ typedef struct Proof
 	uint64_t	edx_first;		/* first instruction touching rdx */
 	char		violation[256];
 } Proof;
-
-/* Index (R_RAX..R_R15) of the 64-bit register enclosing r, or -1 */
-static int
-gpr_index(ZydisRegister r)
-{
-	ZydisRegister big;
-
-	if (r == ZYDIS_REGISTER_NONE)
-		return -1;
-	big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
-	if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15)
-		return (int) (big - ZYDIS_REGISTER_RAX);
-	return -1;
-}
 
 /* An abstract value of the given kind and taint, defined at def */
 static AbsVal
@@ -423,7 +403,7 @@ mem_stack_off(const FlowState *st, const ZydisDecodedOperand *o, int32_t *off)
 		return false;
 	if (o->mem.segment == ZYDIS_REGISTER_FS || o->mem.segment == ZYDIS_REGISTER_GS)
 		return false;
-	b = gpr_index(o->mem.base);
+	b = x86_gpr_index(o->mem.base);
 	if (b < 0 || st->reg[b].kind != AV_STACK)
 		return false;
 	*off = st->reg[b].off + (int32_t) o->mem.disp.value;
@@ -434,8 +414,8 @@ mem_stack_off(const FlowState *st, const ZydisDecodedOperand *o, int32_t *off)
 static bool
 mem_maybe_stack(const FlowState *st, const ZydisDecodedOperand *o)
 {
-	int			b = gpr_index(o->mem.base);
-	int			x = gpr_index(o->mem.index);
+	int			b = x86_gpr_index(o->mem.base);
+	int			x = x86_gpr_index(o->mem.index);
 
 	if (o->mem.segment == ZYDIS_REGISTER_FS || o->mem.segment == ZYDIS_REGISTER_GS)
 		return false;
@@ -505,8 +485,8 @@ mem_addr_taint(Proof *pf, FlowState *st, const DecInsn *di, const ZydisDecodedOp
 			   bool check)
 {
 	uint8_t		t = 0;
-	int			b = gpr_index(o->mem.base);
-	int			x = gpr_index(o->mem.index);
+	int			b = x86_gpr_index(o->mem.base);
+	int			x = x86_gpr_index(o->mem.index);
 
 	if (o->mem.base == ZYDIS_REGISTER_RIP)
 		t |= rip_taint(pf, di->addr + di->zi.length + (uint64_t) o->mem.disp.value);
@@ -551,8 +531,8 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 	const ZydisDecodedInstruction *zi = &di->zi;
 	const ZydisDecodedOperand *op = di->op;
 	int			nvis = zi->operand_count_visible;
-	int			d0 = nvis >= 1 ? (op[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr_index(op[0].reg.value) : -1) : -1;
-	int			s1 = nvis >= 2 ? (op[1].type == ZYDIS_OPERAND_TYPE_REGISTER ? gpr_index(op[1].reg.value) : -1) : -1;
+	int			d0 = nvis >= 1 ? (op[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? x86_gpr_index(op[0].reg.value) : -1) : -1;
+	int			s1 = nvis >= 2 ? (op[1].type == ZYDIS_OPERAND_TYPE_REGISTER ? x86_gpr_index(op[1].reg.value) : -1) : -1;
 	uint8_t		rtaint = 0;
 	int			i;
 	int32_t		off;
@@ -796,7 +776,7 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 
 		if (o->type == ZYDIS_OPERAND_TYPE_REGISTER)
 		{
-			int			g = gpr_index(o->reg.value);
+			int			g = x86_gpr_index(o->reg.value);
 
 			if (g >= 0 && (o->actions & ZYDIS_OPERAND_ACTION_MASK_READ))
 			{
@@ -808,7 +788,7 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 					for (k = 0; k < zi->operand_count; k++)
 					{
 						int			w = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER ?
-							gpr_index(op[k].reg.value) : -1;
+							x86_gpr_index(op[k].reg.value) : -1;
 
 						if ((op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
 							(op[k].type == ZYDIS_OPERAND_TYPE_MEMORY ||
@@ -835,7 +815,7 @@ flow_step(Proof *pf, FlowState *st, const DecInsn *di, bool check)
 			continue;
 		if (o->type == ZYDIS_OPERAND_TYPE_REGISTER)
 		{
-			int			g = gpr_index(o->reg.value);
+			int			g = x86_gpr_index(o->reg.value);
 			uint8_t		t = rtaint;
 
 			if (g < 0)
@@ -901,7 +881,7 @@ check_edx_first_use(Proof *pf)
 			di->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 			di->op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 			di->op[0].reg.value == di->op[1].reg.value &&
-			gpr_index(di->op[0].reg.value) == R_RDX)
+			x86_gpr_index(di->op[0].reg.value) == R_RDX)
 		{
 			pf->edx_first = di->addr;
 			proof_violation(pf, di, "clears rdx before reading it: the third argument is unused");
@@ -912,7 +892,7 @@ check_edx_first_use(Proof *pf)
 		{
 			const ZydisDecodedOperand *o = &di->op[k];
 
-			if (o->type == ZYDIS_OPERAND_TYPE_REGISTER && gpr_index(o->reg.value) == R_RDX)
+			if (o->type == ZYDIS_OPERAND_TYPE_REGISTER && x86_gpr_index(o->reg.value) == R_RDX)
 			{
 				pf->edx_first = di->addr;
 				if (!(o->actions & ZYDIS_OPERAND_ACTION_MASK_READ))
@@ -928,7 +908,7 @@ check_edx_first_use(Proof *pf)
 				return true;
 			}
 			if (o->type == ZYDIS_OPERAND_TYPE_MEMORY &&
-				(gpr_index(o->mem.base) == R_RDX || gpr_index(o->mem.index) == R_RDX))
+				(x86_gpr_index(o->mem.base) == R_RDX || x86_gpr_index(o->mem.index) == R_RDX))
 			{
 				/* lea r32, [rdx+k]: only the low 32 bits matter */
 				pf->edx_first = di->addr;

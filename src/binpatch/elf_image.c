@@ -960,3 +960,27 @@ check_bias(LocCtx *cx)
 						img->path);
 	return true;
 }
+
+/*
+ * Start a locate call on the binary at path, mapped at load_bias: an empty
+ * context whose refusals go to why, the decoder, the image checked against
+ * its mapping and its FDEs.  No relocation is taken for BufferBlocks' here
+ * (only the page search's proof needs those).  False, with the reason in
+ * why, if the image cannot be used; the caller closes it either way.
+ */
+bool
+loc_open_image(LocCtx *cx, const char *path, uintptr_t load_bias,
+			   char *why, size_t whylen)
+{
+	memset(cx, 0, sizeof(*cx));
+	cx->why = why;
+	cx->whylen = whylen;
+	cx->bufblocks_symidx = (size_t) -1;
+	cx->localbufptrs_symidx = (size_t) -1;
+	if (why && whylen)
+		why[0] = '\0';
+	ZydisDecoderInit(&cx->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisFormatterInit(&cx->fmt, ZYDIS_FORMATTER_STYLE_INTEL);
+	return image_open(cx, path, path, load_bias) && check_bias(cx) &&
+		load_fdes(cx);
+}

@@ -12,6 +12,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis.h"
 
@@ -61,6 +62,20 @@ loc_fail(LocCtx *cx, const char *fmt,...)
 	vsnprintf(cx->why + n, cx->whylen - n, fmt, ap);
 	va_end(ap);
 	return false;
+}
+
+/* Append to an evidence text in a fixed buffer, never overflowing it */
+void
+loc_append(char *buf, size_t len, const char *fmt,...)
+{
+	size_t		used = strlen(buf);
+	va_list		ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
 }
 
 /* "postgres+0x1b7cd0": a vaddr named relative to the binary */

@@ -399,3 +399,31 @@ sweep_refs(LocCtx *cx, uint64_t cand, Ref *refs, int *nrefs, int *nhits_out,
 	free(hits);
 	return true;
 }
+
+/*
+ * The references to cand, when nothing but code refers to it: no
+ * relocation takes its address, and there are at most maxrefs references
+ * (each a direct call or jump, or anything else confirm_hit() found: the
+ * caller judges the kinds).  False, with the reason, otherwise.
+ */
+bool
+direct_refs(LocCtx *cx, uint64_t cand, Ref *refs, int *nrefs, int maxrefs)
+{
+	int			nhits;
+	uint64_t	nbytes;
+	int			ntaken;
+	size_t		nrelocs;
+	char		nb[64];
+
+	if (!scan_relocs(cx, cand, &ntaken, &nrelocs))
+		return false;
+	if (ntaken > 0)
+		return loc_fail(cx, "the address of %s is taken by %d relocation(s)",
+						addr_name(cx, cand, nb, sizeof(nb)), ntaken);
+	if (!sweep_refs(cx, cand, refs, nrefs, &nhits, &nbytes))
+		return false;
+	if (*nrefs > maxrefs)
+		return loc_fail(cx, "%s has %d references, more than %d",
+						addr_name(cx, cand, nb, sizeof(nb)), *nrefs, maxrefs);
+	return true;
+}

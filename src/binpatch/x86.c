@@ -17,6 +17,20 @@
 
 #include "x86.h"
 
+/* Index (R_RAX..R_R15) of the 64-bit register enclosing r, or -1 */
+int
+x86_gpr_index(ZydisRegister r)
+{
+	ZydisRegister big;
+
+	if (r == ZYDIS_REGISTER_NONE)
+		return -1;
+	big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15)
+		return (int) (big - ZYDIS_REGISTER_RAX);
+	return -1;
+}
+
 /*
  * Set up a 64-bit decoder and an Intel-syntax formatter (for messages).
  * Returns false if Zydis refuses either.

@@ -35,6 +35,14 @@
 
 #define X86_JMP_REL32_LEN	5	/* e9 + rel32 */
 
+/* The general registers by their encoding (Zydis's order from RAX) */
+enum
+{
+	R_RAX, R_RCX, R_RDX, R_RBX, R_RSP, R_RBP, R_RSI, R_RDI,
+	R_R8, R_R9, R_R10, R_R11, R_R12, R_R13, R_R14, R_R15
+};
+
+extern BTJIT_HIDDEN int x86_gpr_index(ZydisRegister r);
 extern BTJIT_HIDDEN bool x86_decoder_init(ZydisDecoder *dec, ZydisFormatter *fmt);
 extern BTJIT_HIDDEN bool x86_decode(const ZydisDecoder *dec, const uint8_t *code, size_t len,
 									ZydisDecodedInstruction *zi);

@@ -59,7 +59,6 @@
 
 #include <errno.h>
 #include <link.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,23 +85,6 @@ typedef struct Group
 	CallSite	calls[MAX_CALLS];
 	int			ncalls;
 } Group;
-
-/* Append to a fixed buffer, never overflowing it */
-#ifdef __GNUC__
-__attribute__((format(printf, 3, 4)))
-#endif
-static void
-buf_append(char *buf, size_t len, const char *fmt,...)
-{
-	size_t		used = strlen(buf);
-	va_list		ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
 
 /* ----------------------------------------------------------------
  *		The callers: _bt_search and _bt_first
@@ -507,7 +489,7 @@ exported_target(LocCtx *cx, const char *name, uintptr_t *addr, size_t *size,
 	cx->whylen = refusallen;
 	cx->failed = false;
 	if (prove_clobbers_all(cx, *addr - cx->img.bias, chain, sizeof(chain)))
-		buf_append(loc->evidence, sizeof(loc->evidence), "; %s %s", name, chain);
+		loc_append(loc->evidence, sizeof(loc->evidence), "; %s %s", name, chain);
 	else
 	{
 		*addr = 0;
@@ -575,19 +557,19 @@ write_evidence(LocCtx *cx, const Ident *id, BtjitLocation *loc)
 	char		nb[64];
 
 	ev[0] = '\0';
-	buf_append(ev, evlen, "_bt_binsrch=%s size %#zx: only non-exported callee shared by _bt_search",
+	loc_append(ev, evlen, "_bt_binsrch=%s size %#zx: only non-exported callee shared by _bt_search",
 			   addr_name(cx, id->cand, nb, sizeof(nb)), (size_t) (id->cf->end - id->cf->start));
 	for (i = 1; i < ga->nbodies; i++)
-		buf_append(ev, evlen, "%s%s", i == 1 ? " (via jmp to " : ", ",
+		loc_append(ev, evlen, "%s%s", i == 1 ? " (via jmp to " : ", ",
 				   addr_name(cx, ga->start[i], nb, sizeof(nb)));
 	if (ga->nbodies > 1)
-		buf_append(ev, evlen, ")");
-	buf_append(ev, evlen, " and %s that calls _bt_compare (of %d common callees); %s; refs: ",
+		loc_append(ev, evlen, ")");
+	loc_append(ev, evlen, " and %s that calls _bt_compare (of %d common callees); %s; refs: ",
 			   id->second_name, id->ncommon, id->proof);
 	for (i = 0; i < id->nrefs; i++)
-		buf_append(ev, evlen, "%scall@%s", i ? ", " : "",
+		loc_append(ev, evlen, "%scall@%s", i ? ", " : "",
 				   addr_name(cx, id->refs[i].site, nb, sizeof(nb)));
-	buf_append(ev, evlen, " only (swept %#llx code bytes, %d filter hits; %zu relocations, none to it); callers: it %s; build-id %.12s",
+	loc_append(ev, evlen, " only (swept %#llx code bytes, %d filter hits; %zu relocations, none to it); callers: it %s; build-id %.12s",
 			   (unsigned long long) id->nbytes, id->nhits, id->nrelocs,
 			   id->clobbers, cx->img.build_id[0] ? cx->img.build_id : "none");
 }

@@ -37,16 +37,6 @@
 #include "binpatch/analysis.h"
 #include "locate.h"
 
-/* Append to a fixed buffer, never overflowing it */
-static void
-rp_append(char *buf, size_t len, const char *text)
-{
-	size_t		used = strlen(buf);
-
-	if (used + 1 < len)
-		snprintf(buf + used, len - used, "%s", text);
-}
-
 /* The FDE containing vaddr, or NULL */
 static const Fde *
 fde_containing(const Image *img, uint64_t vaddr)
@@ -127,10 +117,6 @@ readpage_references(LocCtx *cx, uint64_t cand, uint64_t bt_first,
 {
 	Ref			refs[MAX_REFS];
 	int			nrefs;
-	int			nhits;
-	uint64_t	nbytes;
-	int			ntaken;
-	size_t		nrelocs;
 	const Fde  *first = fde_starting_at(&cx->img, bt_first);
 	bool		from_first = false;
 	int			i;
@@ -138,17 +124,8 @@ readpage_references(LocCtx *cx, uint64_t cand, uint64_t bt_first,
 
 	if (first == NULL)
 		return loc_fail(cx, "no FDE starts at _bt_first");
-	if (!scan_relocs(cx, cand, &ntaken, &nrelocs))
+	if (!direct_refs(cx, cand, refs, &nrefs, BTJIT_MAX_CALLSITES))
 		return false;
-	if (ntaken > 0)
-		return loc_fail(cx, "the address of %s is taken by %d relocation(s)",
-						addr_name(cx, cand, nb, sizeof(nb)), ntaken);
-	if (!sweep_refs(cx, cand, refs, &nrefs, &nhits, &nbytes))
-		return false;
-	if (nrefs > BTJIT_MAX_CALLSITES)
-		return loc_fail(cx, "%s has %d references, more than %d",
-						addr_name(cx, cand, nb, sizeof(nb)), nrefs,
-						BTJIT_MAX_CALLSITES);
 	for (i = 0; i < nrefs; i++)
 	{
 		const Fde  *f = fde_containing(&cx->img, refs[i].site);
@@ -185,19 +162,8 @@ btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 	char		conv[384];
 	bool		ok = false;
 
-	memset(&cx, 0, sizeof(cx));
 	memset(rp, 0, sizeof(*rp));
-	cx.why = why;
-	cx.whylen = whylen;
-	/* no relocation is BufferBlocks' here (scan_relocs records those) */
-	cx.bufblocks_symidx = (size_t) -1;
-	cx.localbufptrs_symidx = (size_t) -1;
-	if (why && whylen)
-		why[0] = '\0';
-	ZydisDecoderInit(&cx.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	ZydisFormatterInit(&cx.fmt, ZYDIS_FORMATTER_STYLE_INTEL);
-	if (!image_open(&cx, path, path, load_bias) || !check_bias(&cx) ||
-		!load_fdes(&cx))
+	if (!loc_open_image(&cx, path, load_bias, why, whylen))
 		goto done;
 
 	/* step 1 */
@@ -273,9 +239,9 @@ btjit_locate_readpage_at(const char *path, uintptr_t load_bias,
 			 cx.img.name, (unsigned long long) cand, rp->readpage_size,
 			 rp->exported ? "exported" : "the one caller of _bt_checkkeys",
 			 rp->ncallsites);
-	rp_append(rp->evidence, sizeof(rp->evidence), chain);
-	rp_append(rp->evidence, sizeof(rp->evidence), "; its own calling convention: ");
-	rp_append(rp->evidence, sizeof(rp->evidence), conv);
+	loc_append(rp->evidence, sizeof(rp->evidence), "%s", chain);
+	loc_append(rp->evidence, sizeof(rp->evidence), "; its own calling convention: ");
+	loc_append(rp->evidence, sizeof(rp->evidence), "%s", conv);
 	ok = true;
 
 done:

@@ -57,12 +57,6 @@
 #define HEAD_MAX_INSNS	64		/* a head is a few dozen instructions */
 #define HEAD_MAX_SLOTS	16		/* registers pushed by a head */
 
-enum
-{
-	G_RAX, G_RCX, G_RDX, G_RBX, G_RSP, G_RBP, G_RSI, G_RDI,
-	G_R8, G_R9, G_R10, G_R11, G_R12, G_R13, G_R14, G_R15
-};
-
 /* What a register or pushed slot of the head holds */
 typedef enum HeadKind
 {
@@ -92,32 +86,8 @@ typedef struct HeadState
 	bool		tested;
 } HeadState;
 
-static const int arg_gpr[] = {G_RDI, G_RSI, G_RDX, G_RCX, G_R8, G_R9};
-static const int callee_saved[] = {G_RBX, G_RBP, G_R12, G_R13, G_R14, G_R15};
-
-/* Append to a fixed buffer, never overflowing it */
-static void
-sp_append(char *buf, size_t len, const char *text)
-{
-	size_t		used = strlen(buf);
-
-	if (used + 1 < len)
-		snprintf(buf + used, len - used, "%s", text);
-}
-
-/* Index of the 64-bit register enclosing r, or -1 */
-static int
-head_gpr(ZydisRegister r)
-{
-	ZydisRegister big;
-
-	if (r == ZYDIS_REGISTER_NONE)
-		return -1;
-	big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
-	if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15)
-		return (int) (big - ZYDIS_REGISTER_RAX);
-	return -1;
-}
+static const int arg_gpr[] = {R_RDI, R_RSI, R_RDX, R_RCX, R_R8, R_R9};
+static const int callee_saved[] = {R_RBX, R_RBP, R_R12, R_R13, R_R14, R_R15};
 
 static bool
 head_is(HeadVal v, HeadKind kind, int n)
@@ -167,9 +137,9 @@ head_mov(HeadState *st, const BtjitSplitSignature *sig,
 	{
 		HeadVal		v = st->reg[s];
 
-		if (d == G_RSP)
+		if (d == R_RSP)
 			return false;
-		if (s == G_RSP)
+		if (s == R_RSP)
 			v = (HeadVal) {HV_FRAME, st->rsp, false};
 		if (op[0].size == 32)
 			v.low32 = true;
@@ -177,7 +147,7 @@ head_mov(HeadState *st, const BtjitSplitSignature *sig,
 		return true;
 	}
 	if (op[0].type != ZYDIS_OPERAND_TYPE_MEMORY || s < 0 ||
-		(base = head_gpr(op[0].mem.base)) < 0 ||
+		(base = x86_gpr_index(op[0].mem.base)) < 0 ||
 		op[0].mem.index != ZYDIS_REGISTER_NONE ||
 		op[0].mem.disp.value != 0 || op[1].size != 32)
 		return false;
@@ -206,10 +176,10 @@ head_call(LocCtx *cx, HeadState *st, const BtjitSplitSignature *sig)
 	}
 	/* the call-clobbered registers are the callee's; eax its result */
 	for (i = 0; i < 16; i++)
-		if (i == G_RAX || i == G_RCX || i == G_RDX || i == G_RSI ||
-			i == G_RDI || (i >= G_R8 && i <= G_R11))
+		if (i == R_RAX || i == R_RCX || i == R_RDX || i == R_RSI ||
+			i == R_RDI || (i >= R_R8 && i <= R_R11))
 			st->reg[i] = (HeadVal) {HV_UNKNOWN, 0, false};
-	st->reg[G_RAX] = (HeadVal) {HV_RESULT, 0, true};
+	st->reg[R_RAX] = (HeadVal) {HV_RESULT, 0, true};
 	st->called = true;
 	return true;
 }
@@ -284,9 +254,9 @@ head_proven(LocCtx *cx, const Fde *fn, uint64_t part,
 							sig->function, addr_name(cx, addr, nb, sizeof(nb)));
 		has_target = x86_rel_target(&zi, addr, &target);
 		if (zi.operand_count_visible >= 1 && op[0].type == ZYDIS_OPERAND_TYPE_REGISTER)
-			d = head_gpr(op[0].reg.value);
+			d = x86_gpr_index(op[0].reg.value);
 		if (zi.operand_count_visible >= 2 && op[1].type == ZYDIS_OPERAND_TYPE_REGISTER)
-			s = head_gpr(op[1].reg.value);
+			s = x86_gpr_index(op[1].reg.value);
 
 		switch (zi.mnemonic)
 		{
@@ -309,7 +279,7 @@ head_proven(LocCtx *cx, const Fde *fn, uint64_t part,
 				break;
 			case ZYDIS_MNEMONIC_SUB:
 			case ZYDIS_MNEMONIC_ADD:
-				if (d != G_RSP || op[0].size != 64 ||
+				if (d != R_RSP || op[0].size != 64 ||
 					op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
 					op[1].imm.value.s % 8 != 0 || op[1].imm.value.s < 0 ||
 					op[1].imm.value.s > 256)
@@ -415,25 +385,12 @@ split_references(LocCtx *cx, uint64_t part, BtjitSplitLocation *sl)
 {
 	Ref			refs[MAX_REFS];
 	int			nrefs;
-	int			nhits;
-	uint64_t	nbytes;
-	int			ntaken;
-	size_t		nrelocs;
 	int			i;
 	char		nb[64];
 	char		nb2[64];
 
-	if (!scan_relocs(cx, part, &ntaken, &nrelocs))
+	if (!direct_refs(cx, part, refs, &nrefs, BTJIT_MAX_CALLSITES))
 		return false;
-	if (ntaken > 0)
-		return loc_fail(cx, "the address of %s is taken by %d relocation(s)",
-						addr_name(cx, part, nb, sizeof(nb)), ntaken);
-	if (!sweep_refs(cx, part, refs, &nrefs, &nhits, &nbytes))
-		return false;
-	if (nrefs > BTJIT_MAX_CALLSITES)
-		return loc_fail(cx, "%s has %d references, more than %d",
-						addr_name(cx, part, nb, sizeof(nb)), nrefs,
-						BTJIT_MAX_CALLSITES);
 	for (i = 0; i < nrefs; i++)
 	{
 		if (refs[i].kind != REF_CALL && refs[i].kind != REF_JUMP)
@@ -463,18 +420,8 @@ btjit_locate_split_at(const char *path, uintptr_t load_bias,
 	char		conv[384];
 	BtjitSplitOutcome outcome = BTJIT_SPLIT_REFUSED;
 
-	memset(&cx, 0, sizeof(cx));
 	memset(sl, 0, sizeof(*sl));
-	cx.why = why;
-	cx.whylen = whylen;
-	cx.bufblocks_symidx = (size_t) -1;
-	cx.localbufptrs_symidx = (size_t) -1;
-	if (why && whylen)
-		why[0] = '\0';
-	ZydisDecoderInit(&cx.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	ZydisFormatterInit(&cx.fmt, ZYDIS_FORMATTER_STYLE_INTEL);
-	if (!image_open(&cx, path, path, load_bias) || !check_bias(&cx) ||
-		!load_fdes(&cx))
+	if (!loc_open_image(&cx, path, load_bias, why, whylen))
 		goto done;
 
 	sym = dynsym_lookup(&cx.img, sig->function, NULL);
@@ -532,9 +479,9 @@ btjit_locate_split_at(const char *path, uintptr_t load_bias,
 			 "%s's split part at %s+%#llx size %#zx: entered from its head (%s, result stored and tested) with its arguments and callee-saved registers as at entry; %d direct reference(s); callers: it ",
 			 sig->function, cx.img.name, (unsigned long long) part,
 			 sl->part_size, sig->leading_callee, sl->ncallsites);
-	sp_append(sl->evidence, sizeof(sl->evidence), chain);
-	sp_append(sl->evidence, sizeof(sl->evidence), "; its own calling convention: ");
-	sp_append(sl->evidence, sizeof(sl->evidence), conv);
+	loc_append(sl->evidence, sizeof(sl->evidence), "%s", chain);
+	loc_append(sl->evidence, sizeof(sl->evidence), "; its own calling convention: ");
+	loc_append(sl->evidence, sizeof(sl->evidence), "%s", conv);
 	outcome = BTJIT_SPLIT_FOUND;
 
 done:

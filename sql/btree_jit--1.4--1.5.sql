@@ -20,7 +20,8 @@
 -- _bt_getbuf and _bt_relandgetbuf that pinned the page through the buffer
 -- this backend last found it in, without the buffer mapping table),
 -- jit_descents (on 15, 17 and 18, the descents of _bt_search the module ran
--- on the compiled page search and compare) and the verified_ count of each (of those, compared
+-- on the compiled page search and compare), jit_scan_starts (on 15 and 17,
+-- the starts of simple scans, _bt_first, the module made) and the verified_ count of each (of those, compared
 -- with the server's code under btree_jit.verify).
 --
 -- Each changed function has a C entry point of its own for 1.5, so that
@@ -63,7 +64,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_recent_steps bigint,
     OUT verified_recent_steps bigint,
     OUT jit_descents bigint,
-    OUT verified_descents bigint)
+    OUT verified_descents bigint,
+    OUT jit_scan_starts bigint,
+    OUT verified_scan_starts bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -110,7 +113,9 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_recent_steps bigint,
     OUT verified_recent_steps bigint,
     OUT jit_descents bigint,
-    OUT verified_descents bigint)
+    OUT verified_descents bigint,
+    OUT jit_scan_starts bigint,
+    OUT verified_scan_starts bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -155,6 +160,8 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_recent_steps,
          s.jit_descents,
          s.verified_descents,
+         s.jit_scan_starts,
+         s.verified_scan_starts,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,

@@ -254,6 +254,14 @@ query_descent_counts() {
 		FROM btree_jit_index_counters()' 2>/dev/null
 }
 
+query_scan_start_counts() {
+	# the scan starts (_bt_first) the module made, and of those the ones
+	# verify made again with the server's function and compared
+	psql_as -d postgres -At -F ' ' -c 'SELECT
+		coalesce(sum(jit_scan_starts), 0), coalesce(sum(verified_scan_starts), 0)
+		FROM btree_jit_index_counters()' 2>/dev/null
+}
+
 query_leafread_coverage() {
 	# Of the leaf reads and key checks of compiled indexes (the server's
 	# reads of an index without code, reason "not compiled", left out), how
@@ -390,6 +398,14 @@ do_run() {
 				# _bt_search up to 18
 				if [[ $run == verify* && $pg_major -le 18 && $vdesc -le 0 ]]; then
 					run_notes[$run]+=" verified_descents = 0 with verify on;"
+					ok=0
+				fi
+			fi
+			if read -r jstart vstart < <(query_scan_start_counts) && [[ -n $vstart ]]; then
+				echo "btree_jit_index_counters() after $run: scan starts $jstart, verified $vstart"
+				# _bt_first on 15 and 17
+				if [[ $run == verify* && ($pg_major -eq 15 || $pg_major -eq 17) && $vstart -le 0 ]]; then
+					run_notes[$run]+=" verified_scan_starts = 0 with verify on;"
 					ok=0
 				fi
 			fi

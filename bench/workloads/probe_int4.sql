@@ -14,7 +14,7 @@
 -- @param SFX
 -- @param DATA data_int4
 -- @param LABEL 2M rows
--- @param TARGET 1.25
+-- @param TARGET 1.45
 -- @title int4 primary key, {LABEL}: 500k nested-loop equality probes (LATERAL LIMIT 1, plain join)
 -- @kind sql
 -- @plan nested_loop

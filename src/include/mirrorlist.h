@@ -15,8 +15,14 @@
  * reads replace _bt_getroot's cached-root read, _bt_getbuf and
  * _bt_relandgetbuf and count a buffer hit as
  * the buffer manager does (runtime/recentbuf.c), testing each page as
- * _bt_checkpage does, and the descent itself
- * reproduces _bt_search and _bt_moveright's test of whether to act.  19's
+ * _bt_checkpage does, the descent itself
+ * reproduces _bt_search and _bt_moveright's test of whether to act, and
+ * the start of a simple scan _bt_first (with its helpers
+ * _bt_initialize_more_data and _bt_drop_lock_and_maybe_pin, _bt_next
+ * and _bt_steppage, on whose equivalence after an empty first page it
+ * rests, the preprocessing of a single key, _bt_metaversion's cached
+ * answer, and the insertion key entry of index_getprocinfo,
+ * ScanKeyEntryInitializeWithInfo and fmgr_info_copy).  19's
  * sort source is not served here; there the layout's read-back at every
  * sort (targets/buildsort.c) is the only check.  A point
  * release that fixes a bug in one of them would be bypassed silently, so a
@@ -80,6 +86,18 @@ BTJIT_MIRROR(GETBUF, 15, "src/backend/storage/buffer/bufmgr.c", "ReadBuffer_comm
 BTJIT_MIRROR(SEARCH, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_search", "7aadc70d1f7cf772")
 BTJIT_MIRROR(SEARCH, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_moveright", "bab21756d33db6e6")
 BTJIT_MIRROR(GETBUF, 15, "src/backend/access/nbtree/nbtpage.c", "_bt_checkpage", "7e7b79f802c0f1c9")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_first", "1aa997a0ab9cb832")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_initialize_more_data", "018c292b6e4b8865")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_drop_lock_and_maybe_pin", "d2b45acd6ad1ec90")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "fb7df404bd09897d")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_steppage", "94f5f9d6e1c9d02d")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtutils.c", "_bt_preprocess_keys", "6f185a287a81996a")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtutils.c", "_bt_fix_scankey_strategy", "5a7313fd016de10b")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtutils.c", "_bt_mark_scankey_required", "873e667d9b3a908b")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtpage.c", "_bt_metaversion", "613447089f349951")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/index/indexam.c", "index_getprocinfo", "88825de99ecb0e47")
+BTJIT_MIRROR(FIRST, 15, "src/backend/access/common/scankey.c", "ScanKeyEntryInitializeWithInfo", "60e029d769461304")
+BTJIT_MIRROR(FIRST, 15, "src/backend/utils/fmgr/fmgr.c", "fmgr_info_copy", "8b2705db720aa557")
 BTJIT_CHECKED(15, 150018, "Debian 15.18-0+deb12u1 (bookworm)")
 BTJIT_CHECKED(15, 150019, "upstream 15.19 (postgresql-15_15.19.orig.tar.bz2 of bookworm-security; its .dsc is not served)")
 
@@ -111,6 +129,19 @@ BTJIT_MIRROR(GETBUF, 17, "src/backend/storage/buffer/bufmgr.c", "PinBufferForBlo
 BTJIT_MIRROR(SEARCH, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_search", "6dce63f3601fe246")
 BTJIT_MIRROR(SEARCH, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_moveright", "d02db4129caf6945")
 BTJIT_MIRROR(GETBUF, 17, "src/backend/access/nbtree/nbtpage.c", "_bt_checkpage", "7e7b79f802c0f1c9")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_first", "c677bc261d412f23")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_initialize_more_data", "85b3b31b94fc3bd5")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_drop_lock_and_maybe_pin", "d2b45acd6ad1ec90")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "fb7df404bd09897d")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_steppage", "07766c96e13f813b")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_preprocess_keys", "6dca0ccb3771aa62")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_preprocess_array_keys", "ea77771ba1e99946")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_fix_scankey_strategy", "9764e7da6a3c3ff6")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_mark_scankey_required", "873e667d9b3a908b")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtpage.c", "_bt_metaversion", "613447089f349951")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/index/indexam.c", "index_getprocinfo", "88825de99ecb0e47")
+BTJIT_MIRROR(FIRST, 17, "src/backend/access/common/scankey.c", "ScanKeyEntryInitializeWithInfo", "60e029d769461304")
+BTJIT_MIRROR(FIRST, 17, "src/backend/utils/fmgr/fmgr.c", "fmgr_info_copy", "8b2705db720aa557")
 BTJIT_CHECKED(17, 170011, "Debian 17.11-0+deb13u1 (trixie)")
 
 /* PostgreSQL 18 */

@@ -113,6 +113,17 @@
 #endif
 
 /*
+ * _bt_first, the start of a scan: the module starts simple scans itself on
+ * 15 and 17, whose _bt_first reads the first page with _bt_readpage and,
+ * when that returns nothing, steps on with _bt_steppage (the module: with
+ * _bt_next, src/README "The scan start").  18 moved that into the static
+ * _bt_readfirstpage and changed how a page's pin is dropped.
+ */
+#if defined(BTJIT_READPAGE_REDIRECTABLE) && PG_VERSION_NUM < 180000
+#define BTJIT_SCAN_START 1
+#endif
+
+/*
  * Array keys (IN-lists, = ANY) up to 16 are advanced between primitive
  * scans, by btgettuple after a scan's end: each primitive scan's keyData
  * holds the current elements as ordinary keys, and _bt_readpage and

@@ -379,15 +379,7 @@ typedef BTStack (*BtjitBtSearchFn) (Relation rel, BTScanInsert key,
 typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
 										Buffer buf);
 
-/* What a descent calls for its levels, read once per descent. */
-typedef struct DescentCode
-{
-	BtjitIndex *ix;
-	BtjitEntryFn search;		/* the compiled page search */
-	BtjitCompareEntryFn compare;	/* the compiled compare */
-	bool		recent;			/* reads through remembered buffers */
-	bool		fast;			/* not verifying */
-} DescentCode;
+typedef BtjitDescentCode DescentCode;
 
 /* The root, as the server's _bt_search gets it. */
 static inline Buffer
@@ -433,7 +425,10 @@ descent_search_hikey(const DescentCode *dc, Relation rel, BTScanInsert key,
 	return _bt_compare(rel, key, page, P_HIKEY);
 }
 
-/* The page search of an internal page; verify mode checks it here. */
+/*
+ * The page search of a page of the descent (an internal page, or the leaf
+ * a scan starts on); verify mode checks it here.
+ */
 static inline OffsetNumber
 descent_search_page(const DescentCode *dc, Relation rel, BTScanInsert key,
 					Buffer buf)
@@ -454,8 +449,10 @@ descent_search_page(const DescentCode *dc, Relation rel, BTScanInsert key,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("btree_jit: compiled page search of index \"%s\" differs from the server's own in a descent",
 						RelationGetRelationName(rel)),
-				 errdetail("Block %u (internal page, level %u, %u items): stock search returned offset %u, compiled code returned %u; scankey has %d of %d key attributes, nextkey=%d, scantid %s; shape %s.",
+				 errdetail("Block %u (%s page, level %u, %u items): stock search returned offset %u, compiled code returned %u; scankey has %d of %d key attributes, nextkey=%d, scantid %s; shape %s.",
 						   BufferGetBlockNumber(buf),
+						   P_ISLEAF(BTPageGetOpaque(BufferGetPage(buf))) ?
+						   "leaf" : "internal",
 						   BTPageGetOpaque(BufferGetPage(buf))->btpo_level,
 						   (unsigned) PageGetMaxOffsetNumber(BufferGetPage(buf)),
 						   (unsigned) stock_offnum, (unsigned) offnum,
@@ -570,8 +567,8 @@ descent_verify_stay(Relation rel, Relation heaprel, BTScanInsert key,
  * What a descent of rel calls, or false when rel has no compiled code (the
  * server's function then runs).
  */
-static inline bool
-descent_code(Relation rel, DescentCode *dc)
+bool
+btjit_descent_code(Relation rel, BtjitDescentCode *dc)
 {
 	dc->ix = btjit_slot_index(btjit_slot_for(rel), rel);
 	if (dc->ix == NULL || dc->ix->fn == NULL ||
@@ -591,7 +588,7 @@ descent_code(Relation rel, DescentCode *dc)
 static BTStack
 descent_search_from(const DescentCode *dc, Relation rel, Relation heaprel,
 					BTScanInsert key, Buffer *bufP, int access,
-					Snapshot snapshot)
+					Snapshot snapshot, bool keep_stack)
 {
 	BTStack		stack = NULL;
 	int			page_access = BT_READ;
@@ -631,11 +628,14 @@ descent_search_from(const DescentCode *dc, Relation rel, Relation heaprel,
 		offnum = descent_search_page(dc, rel, key, *bufP);
 		if (blkno == InvalidBlockNumber)
 			blkno = BufferGetBlockNumber(*bufP);
-		parent = stack;
-		stack = (BTStack) palloc(sizeof(BTStackData));
-		stack->bts_blkno = blkno;
-		stack->bts_offset = offnum;
-		stack->bts_parent = parent;
+		if (keep_stack)
+		{
+			parent = stack;
+			stack = (BTStack) palloc(sizeof(BTStackData));
+			stack->bts_blkno = blkno;
+			stack->bts_offset = offnum;
+			stack->bts_parent = parent;
+		}
 
 		/* an insertion write-locks the leaf from level 1 down */
 		if (opaque->btpo_level == 1 && access == BT_WRITE)
@@ -671,7 +671,7 @@ descent_search(Relation rel, Relation heaprel, BTScanInsert key, Buffer *bufP,
 {
 	DescentCode dc;
 
-	if (!descent_code(rel, &dc))
+	if (!btjit_descent_code(rel, &dc))
 		return BTJIT_STOCK_SEARCH(rel, heaprel, key, bufP, access, snapshot);
 	*bufP = descent_search_root(&dc, rel, heaprel, access);
 	if (!BufferIsValid(*bufP))
@@ -683,7 +683,7 @@ descent_search(Relation rel, Relation heaprel, BTScanInsert key, Buffer *bufP,
 		return NULL;
 	}
 	return descent_search_from(&dc, rel, heaprel, key, bufP, access,
-							   snapshot);
+							   snapshot, true);
 }
 
 /* The part gcc split off _bt_search: the levels, from the root in *bufP */
@@ -693,11 +693,41 @@ descent_search_part(Relation rel, Relation heaprel, BTScanInsert key,
 {
 	DescentCode dc;
 
-	if (!descent_code(rel, &dc))
+	if (!btjit_descent_code(rel, &dc))
 		return BTJIT_STOCK_SEARCH_PART(rel, heaprel, key, bufP, access,
 									   snapshot);
 	return descent_search_from(&dc, rel, heaprel, key, bufP, access,
-							   snapshot);
+							   snapshot, true);
+}
+
+/*
+ * A scan's descent (targets/first.c): _bt_search with BT_READ, whose
+ * stack the scan frees unread, so none is built (a read descent hands the
+ * stack only to the caller: _bt_moveright uses it to finish a split, which
+ * a read never does).  *bufP is InvalidBuffer for an empty index.
+ */
+void
+btjit_descend_scan(const BtjitDescentCode *dc, Relation rel,
+				   BTScanInsert key, Buffer *bufP, Snapshot snapshot)
+{
+	*bufP = descent_search_root(dc, rel, NULL, BT_READ);
+	if (!BufferIsValid(*bufP))
+	{
+		dc->ix->counts.jit_descents++;
+		if (!dc->fast)
+			dc->ix->counts.verified_descents++;
+		return;
+	}
+	(void) descent_search_from(dc, rel, NULL, key, bufP, BT_READ, snapshot,
+							   false);
+}
+
+/* The page search of the leaf a scan starts on, as the descent's. */
+OffsetNumber
+btjit_descent_leaf_search(const BtjitDescentCode *dc, Relation rel,
+						  BTScanInsert key, Buffer buf)
+{
+	return descent_search_page(dc, rel, key, buf);
 }
 
 static BTStack

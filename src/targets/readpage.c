@@ -1037,9 +1037,12 @@ btjit_leafread_parallel(IndexScanDesc scan, ScanDirection dir,
 							 LEAFREAD_RELEASES, LEAFREAD_PLAIN_KEYS);
 }
 
-/* The first field of the scan position that differs, or NULL */
-static const char *
-leafread_first_difference(const BTScanPosData *a, const BTScanPosData *b,
+/*
+ * The first field of the scan position that differs, or NULL (also
+ * first.c's, for the position a scan starts at).
+ */
+const char *
+btjit_scanpos_difference(const BTScanPosData *a, const BTScanPosData *b,
 						  const char *tuples_a, const char *tuples_b)
 {
 	if (a->buf != b->buf)
@@ -1238,7 +1241,7 @@ leafread_state_restore(BTScanOpaque so, const LeafreadScanState *st)
 static const char *
 leafread_state_difference(BTScanOpaque so, const LeafreadScanState *ours)
 {
-	const char *difference = leafread_first_difference(&so->currPos,
+	const char *difference = btjit_scanpos_difference(&so->currPos,
 													   &ours->pos,
 													   so->currTuples,
 													   ours->tuples);
@@ -1490,5 +1493,28 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 	btjit_count_stock_in_slot(slot, rel, stock_leafreads,
 							  BTJIT_STOCK_NOT_COMPILED);
 	return BTJIT_STOCK_READPAGE(scan, dir, (OffsetNumber) offnum, firstpage);
+}
+
+/*
+ * The leaf read of the page a simple scan (no array keys, not parallel)
+ * of index ix starts on (first.c), as _bt_first calls _bt_readpage
+ * (firstPage true from 17 on): the module's read at once, the dispatcher
+ * when verifying or when the index has no compiled check.
+ */
+bool
+btjit_readpage_first(IndexScanDesc scan, ScanDirection dir,
+					 OffsetNumber offnum, BtjitIndex *ix)
+{
+	BtjitCheckEntryFn check = btjit_entry_CHECKKEYS(ix->entries);
+
+#ifdef BTJIT_READPAGE_FIRSTPAGE
+	if (likely(check != NULL && btjit_fast_ok))
+		return btjit_leafread(scan, dir, offnum, true, check, &ix->counts);
+	return btjit_dispatch_readpage(scan, dir, offnum, true);
+#else
+	if (likely(check != NULL && btjit_fast_ok))
+		return btjit_leafread(scan, dir, offnum, false, check, &ix->counts);
+	return btjit_dispatch_readpage(scan, dir, offnum);
+#endif
 }
 #endif							/* BTJIT_READPAGE_REDIRECTABLE */

@@ -6,6 +6,8 @@
  *	  routine, its declined path and, where the module implements the
  *	  function itself, that implementation.
  *
+ *	  first.c		_bt_first: the start of a simple scan, on the descent
+ *					and the leaf read below (15, 17)
  *	  binsrch.c		_bt_binsrch: the page search of every descent
  *	  compare.c		_bt_compare: high-key checks, unique checks
  *	  insert.c		_bt_binsrch_insert: the leaf search of an insertion
@@ -28,7 +30,8 @@
  * (src/btree_jit.c) hands the dispatchers to src/runtime/redirects.c and
  * the declined callbacks to the object cache, so that no lower layer
  * refers to this one.  The files depend on src/runtime/ (the slot table,
- * index state, stock entries) and on nothing of each other.
+ * index state, stock entries) and on nothing of each other, but first.c,
+ * which calls the descent and the leaf read (declared below).
  *
  *-------------------------------------------------------------------------
  */
@@ -79,6 +82,36 @@ btjit_target_impl(BtjitTarget target)
 
 	return impls[target];
 }
+
+/*
+ * The descent, for the start of a scan (descent.c, first.c): what a
+ * descent of an index calls, read once per descent; false when the index
+ * has no compiled code.
+ */
+typedef struct BtjitDescentCode
+{
+	BtjitIndex *ix;
+	BtjitEntryFn search;		/* the compiled page search */
+	BtjitCompareEntryFn compare;	/* the compiled compare */
+	bool		recent;			/* reads through remembered buffers */
+	bool		fast;			/* not verifying */
+} BtjitDescentCode;
+
+extern bool btjit_descent_code(Relation rel, BtjitDescentCode *dc);
+extern void btjit_descend_scan(const BtjitDescentCode *dc, Relation rel,
+							   BTScanInsert key, Buffer *bufP,
+							   Snapshot snapshot);
+extern OffsetNumber btjit_descent_leaf_search(const BtjitDescentCode *dc,
+											  Relation rel, BTScanInsert key,
+											  Buffer buf);
+
+/* The leaf read, for the start of a scan (readpage.c, first.c) */
+extern bool btjit_readpage_first(IndexScanDesc scan, ScanDirection dir,
+								 OffsetNumber offnum, BtjitIndex *ix);
+extern const char *btjit_scanpos_difference(const BTScanPosData *a,
+											const BTScanPosData *b,
+											const char *tuples_a,
+											const char *tuples_b);
 
 /* btree_jit.build_compile_rows (build.c) */
 extern int	btjit_build_compile_rows;

@@ -173,7 +173,7 @@ DECLARE
     k int := (power(random(), 3) * 2000)::int;
     w int := (random() * 50)::int;
 BEGIN
-    RETURN CASE (random() * 13)::int
+    RETURN CASE (random() * 14)::int
         WHEN 0 THEN format('SELECT id, k, t FROM s_a WHERE k = %s', k)
         WHEN 1 THEN format('SELECT id FROM s_a WHERE k BETWEEN %s AND %s', k, k + w)
         WHEN 2 THEN format('SELECT id, g, k, v FROM s_a WHERE g = %s AND k > %s', w, k)
@@ -192,6 +192,9 @@ BEGIN
                             k, CASE WHEN w % 2 = 0 THEN '::int8' ELSE '' END, w * 3)
         WHEN 12 THEN format('SELECT k, t FROM s_a WHERE k = %s AND t >= ''2020-01-01''::timestamptz + %s * interval ''1 day'' ORDER BY k DESC, t LIMIT 1',
                             k, w * 3)
+        -- a merge join of s_a with itself: the inner scan is marked and
+        -- restored (stress_probe turns hash and nested-loop joins off)
+        WHEN 13 THEN format('SELECT a.id, b.id FROM s_a a JOIN s_a b ON a.k = b.k WHERE a.k BETWEEN %s AND %s AND b.k >= %1$s', k, k + w)
         ELSE format('SELECT d, c, a FROM s_b WHERE d AND c > %s ORDER BY d, c DESC, a LIMIT 25', k * 1000000)
     END;
 END $$;
@@ -210,6 +213,8 @@ BEGIN
     END IF;
     PERFORM set_config('enable_seqscan', 'off', true);
     PERFORM set_config('enable_bitmapscan', 'off', true);
+    PERFORM set_config('enable_hashjoin', 'off', true);
+    PERFORM set_config('enable_nestloop', 'off', true);
     FOR i IN 1 .. n LOOP
         -- order-insensitive: a concurrent CREATE INDEX may change the plan
         -- between the two runs

@@ -1,0 +1,708 @@
+/*-------------------------------------------------------------------------
+ *
+ * first.c
+ *	  The redirected _bt_first (PostgreSQL 15 and 17): the start of a
+ *	  simple scan of an index with compiled code, from its scan keys to the
+ *	  first item, on the module's descent and leaf read, with no call
+ *	  through a redirect on the way.
+ *
+ * For a scan with one or more keys and nothing else (no array, row,
+ * NULL or IS [NOT] NULL key, not parallel) the module does what the
+ * server's _bt_first does, in the same order: the key preprocessing (of a
+ * single key the module's, whose outcome does not depend on the key's
+ * value; of several the server's _bt_preprocess_keys, which compares the
+ * values of keys on one column), the choice of the keys the scan starts from (each
+ * column's = key, else its bound on the side the scan starts from, column
+ * by column while they are =), the insertion scan key built from them, the
+ * index scan counted, the descent (targets/descent.c, with no stack: the
+ * server's frees it unread), the predicate lock of the leaf, the leaf's
+ * page search (compiled, called directly) and its leaf read
+ * (targets/readpage.c).  A leaf with nothing to return goes on with the
+ * server's _bt_next, which then does exactly what _bt_first's own call of
+ * _bt_steppage would (src/README, "The scan start").
+ *
+ * Everything else is the server's _bt_first, decided before anything is
+ * done but the key preprocessing, which the server's function then repeats
+ * (15) or keeps (17) with the same result: no keys (_bt_endpoint), a
+ * start the server takes from an implied NOT NULL key, keys the
+ * preprocessing found contradictory, a cross-type key whose comparison
+ * procedure is missing (the server raises the error), 18's restructured
+ * _bt_first (its row ends at 17), and every scan while the module is off.
+ *
+ * verify mode: the server's _bt_first, the module and the server's again
+ * start the scan from the same state (each start's pin released and its
+ * position undone before the next); where the two server runs agree (no
+ * other backend changed the pages between them), the module's result,
+ * returned TID and tuple and every byte of its scan position (and of the
+ * saved tuples of an index-only scan) must be theirs.  The last start
+ * stands (see "verify mode" below).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "targets/targets.h"
+
+#ifndef BTJIT_SCAN_START
+const BtjitTargetImpl btjit_target_first = {0};
+#else
+
+typedef bool (*BtjitFirstFn) (IndexScanDesc scan, ScanDirection dir);
+
+#define BTJIT_STOCK_FIRST \
+	((BtjitFirstFn) btjit_module.stock[BTJIT_TARGET_FIRST])
+
+static bool btjit_dispatch_first(IndexScanDesc scan, ScanDirection dir);
+
+const BtjitTargetImpl btjit_target_first = {
+	.dispatcher = (void *) btjit_dispatch_first,
+};
+
+/* What the module's start of a scan came to. */
+typedef enum FirstOutcome
+{
+	FIRST_SERVER,				/* not a start the module makes: the server's */
+	FIRST_FOUND,				/* positioned on the first item */
+	FIRST_NONE					/* nothing to return */
+} FirstOutcome;
+
+/* The keys a scan starts from, and how it positions itself with them. */
+typedef struct FirstStart
+{
+	ScanKey		keys[INDEX_MAX_KEYS];
+	int			nkeys;
+	bool		nextkey;		/* start after the items equal to the keys */
+	bool		backward;		/* start at the item before the one found */
+} FirstStart;
+
+/* Key flags that make a scan one the module does not start. */
+#define FIRST_KEYS_LEFT_TO_SERVER \
+	(SK_ISNULL | SK_ROW_HEADER | SK_SEARCHARRAY | SK_SEARCHNULL | \
+	 SK_SEARCHNOTNULL)
+
+static inline bool
+first_simple(IndexScanDesc scan)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	if (scan->parallel_scan != NULL || scan->numberOfKeys < 1 ||
+		so->numArrayKeys != 0)
+		return false;
+#if PG_VERSION_NUM >= 170000
+	if (so->needPrimScan)
+		return false;
+#endif
+	for (int i = 0; i < scan->numberOfKeys; i++)
+		if (scan->keyData[i].sk_flags & FIRST_KEYS_LEFT_TO_SERVER)
+			return false;
+	return true;
+}
+
+/*
+ * The keys the scan starts from, out of the preprocessed keys (ordered by
+ * column): per column from the first, its = key, else its bound on the
+ * side the scan starts from (>, >= forward; <, <= backward), the last
+ * bound listed winning only when no = key is; the columns go on while
+ * each has a chosen key and the one before it was =, >= or <=.  The
+ * strictest of the chosen strategies decides where the scan starts.
+ * false when a column without a usable bound has one on the other side
+ * whose column keeps its NULLs at the start: the server then starts from
+ * an implied NOT NULL key, which the module leaves to it.
+ */
+static bool
+first_choose(BTScanOpaque so, ScanDirection dir, FirstStart *start)
+{
+	ScanKey		keys = so->keyData;
+	int			n = so->numberOfKeys;
+	int			i = 0;
+	StrategyNumber strat_total = BTEqualStrategyNumber;
+	bool		forward = ScanDirectionIsForward(dir);
+
+	start->nkeys = 0;
+	for (AttrNumber attno = 1; i < n && keys[i].sk_attno == attno; attno++)
+	{
+		ScanKey		chosen = NULL;
+		ScanKey		other_side = NULL;
+
+		for (; i < n && keys[i].sk_attno == attno; i++)
+		{
+			ScanKey		cur = &keys[i];
+
+			switch (cur->sk_strategy)
+			{
+				case BTEqualStrategyNumber:
+					chosen = cur;
+					break;
+				case BTLessStrategyNumber:
+				case BTLessEqualStrategyNumber:
+					if (chosen == NULL)
+					{
+						if (forward)
+							other_side = cur;
+						else
+							chosen = cur;
+					}
+					break;
+				case BTGreaterEqualStrategyNumber:
+				case BTGreaterStrategyNumber:
+					if (chosen == NULL)
+					{
+						if (forward)
+							chosen = cur;
+						else
+							other_side = cur;
+					}
+					break;
+			}
+		}
+		if (chosen == NULL)
+		{
+			if (other_side != NULL &&
+				((other_side->sk_flags & SK_BT_NULLS_FIRST) ? forward : !forward))
+				return false;
+			break;
+		}
+		start->keys[start->nkeys++] = chosen;
+		if (chosen->sk_strategy != BTEqualStrategyNumber)
+		{
+			strat_total = chosen->sk_strategy;
+			if (strat_total == BTLessStrategyNumber ||
+				strat_total == BTGreaterStrategyNumber)
+				break;
+		}
+	}
+
+	switch (strat_total)
+	{
+		case BTLessStrategyNumber:
+			start->nextkey = false;
+			start->backward = true;
+			break;
+		case BTLessEqualStrategyNumber:
+			start->nextkey = true;
+			start->backward = true;
+			break;
+		case BTEqualStrategyNumber:
+			start->nextkey = !forward;
+			start->backward = !forward;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			start->nextkey = false;
+			start->backward = false;
+			break;
+		case BTGreaterStrategyNumber:
+			start->nextkey = true;
+			start->backward = false;
+			break;
+		default:
+			return false;
+	}
+	return start->nkeys > 0;
+}
+
+/*
+ * _bt_preprocess_keys for a scan with one key (of none of the kinds
+ * first_simple() leaves to the server), whose outcome does not depend on
+ * the key's value: the key takes its column's DESC and NULLS FIRST flags
+ * (a DESC column's strategy commuted, once: in the scan's own key, as the
+ * server's _bt_fix_scankey_strategy does), is copied to the scan's
+ * preprocessed keys and, on the first column, marked required in the
+ * directions its strategy bounds.  17 keeps what an earlier call of the
+ * same scan preprocessed.  false for a key the server's function would
+ * reject (it raises the error).
+ */
+static bool
+first_preprocess_one(IndexScanDesc scan, BTScanOpaque so)
+{
+	ScanKey		cur = &scan->keyData[0];
+	ScanKey		out = &so->keyData[0];
+	int			addflags;
+
+#if PG_VERSION_NUM >= 170000
+	if (so->numberOfKeys > 0)
+		return true;
+#endif
+	if (cur->sk_attno < 1 || cur->sk_strategy < BTLessStrategyNumber ||
+		cur->sk_strategy > BTGreaterStrategyNumber)
+		return false;
+	so->qual_ok = true;
+	addflags = scan->indexRelation->rd_indoption[cur->sk_attno - 1] <<
+		SK_BT_INDOPTION_SHIFT;
+	if ((addflags & SK_BT_DESC) && !(cur->sk_flags & SK_BT_DESC))
+		cur->sk_strategy = BTCommuteStrategyNumber(cur->sk_strategy);
+	cur->sk_flags |= addflags;
+	memcpy(out, cur, sizeof(ScanKeyData));
+	so->numberOfKeys = 1;
+	if (cur->sk_attno == 1)
+	{
+		if (out->sk_strategy == BTEqualStrategyNumber)
+			out->sk_flags |= SK_BT_REQFWD | SK_BT_REQBKWD;
+		else if (out->sk_strategy < BTEqualStrategyNumber)
+			out->sk_flags |= SK_BT_REQFWD;
+		else
+			out->sk_flags |= SK_BT_REQBKWD;
+	}
+	return true;
+}
+
+/*
+ * An insertion scan key's entry for key cur with comparison procedure
+ * proc, copied as ScanKeyEntryInitializeWithInfo copies it (and as
+ * ScanKeyEntryInitialize's fmgr_info fills it).
+ */
+static inline void
+first_key_entry(ScanKey cur, const FmgrInfo *proc, ScanKey entry)
+{
+	entry->sk_flags = cur->sk_flags;
+	entry->sk_attno = cur->sk_attno;
+	entry->sk_strategy = InvalidStrategy;
+	entry->sk_subtype = cur->sk_subtype;
+	entry->sk_collation = cur->sk_collation;
+	entry->sk_argument = cur->sk_argument;
+	memcpy(&entry->sk_func, proc, sizeof(FmgrInfo));
+	entry->sk_func.fn_mcxt = CurrentMemoryContext;
+	entry->sk_func.fn_extra = NULL;
+}
+
+/*
+ * The column's own comparison procedure, as the index keeps it
+ * (index_getprocinfo when it has not looked it up yet).
+ */
+static inline const FmgrInfo *
+first_own_type_proc(Relation rel, AttrNumber attno)
+{
+	FmgrInfo   *proc = rel->rd_supportinfo +
+		rel->rd_indam->amsupport * (attno - 1) + (BTORDER_PROC - 1);
+
+	if (unlikely(proc->fn_oid == InvalidOid))
+		proc = index_getprocinfo(rel, attno, BTORDER_PROC);
+	return proc;
+}
+
+/*
+ * The cross-type comparison procedures of the scans this backend started:
+ * get_opfamily_proc's answer per (family, column type, key type), looked
+ * up in the catalogs about 700 instructions a scan otherwise, and its
+ * FmgrInfo, which a scan key gets a copy of (fmgr_info_copy's, the same
+ * as fmgr_info's).  A few entries, replaced round robin; all forgotten
+ * when pg_amproc or pg_proc changes (a procedure added to or dropped from
+ * a family, a function replaced), as the catalog caches would be.
+ */
+typedef struct FirstCrossProc
+{
+	Oid			opfamily;
+	uint64		types;			/* FIRST_CROSS_TYPES(lefttype, righttype) */
+	FmgrInfo	proc;
+} FirstCrossProc;
+
+#define FIRST_CROSS_PROCS 16
+#define FIRST_CROSS_TYPES(lefttype, righttype) \
+	((uint64) (lefttype) << 32 | (uint64) (righttype))
+
+static FirstCrossProc first_cross_procs[FIRST_CROSS_PROCS];
+static int	first_cross_used;	/* entries filled */
+static int	first_cross_next;	/* the entry replaced next */
+static int	first_cross_last;	/* the entry found last */
+static bool first_cross_watching;
+
+static void
+first_cross_forget(Datum arg, int cacheid, uint32 hashvalue)
+{
+	first_cross_used = 0;
+	first_cross_next = 0;
+	first_cross_last = 0;
+}
+
+/*
+ * The procedure, or NULL when the family has none (not remembered).  The
+ * search starts after the entry found last: the keys of one scan were
+ * entered one after the other, and are looked up in that order.
+ */
+static const FmgrInfo *
+first_cross_proc(Oid opfamily, Oid lefttype, Oid righttype)
+{
+	uint64		types = FIRST_CROSS_TYPES(lefttype, righttype);
+	FirstCrossProc *e;
+	RegProcedure proc;
+
+	for (int n = 0, i = first_cross_last + 1; n < first_cross_used; n++, i++)
+	{
+		if (i >= first_cross_used)
+			i = 0;
+		e = &first_cross_procs[i];
+		if (e->types == types && e->opfamily == opfamily)
+		{
+			first_cross_last = i;
+			return &e->proc;
+		}
+	}
+	proc = get_opfamily_proc(opfamily, lefttype, righttype, BTORDER_PROC);
+	if (!RegProcedureIsValid(proc))
+		return NULL;
+	if (!first_cross_watching)
+	{
+		CacheRegisterSyscacheCallback(AMPROCNUM, first_cross_forget, (Datum) 0);
+		CacheRegisterSyscacheCallback(PROCOID, first_cross_forget, (Datum) 0);
+		first_cross_watching = true;
+	}
+	e = &first_cross_procs[first_cross_next];
+	e->opfamily = InvalidOid;	/* not an entry until filled */
+	fmgr_info_cxt(proc, &e->proc, TopMemoryContext);
+	e->opfamily = opfamily;
+	e->types = types;
+	first_cross_last = first_cross_next;
+	first_cross_next = (first_cross_next + 1) % FIRST_CROSS_PROCS;
+	if (first_cross_used < FIRST_CROSS_PROCS)
+		first_cross_used++;
+	return &e->proc;
+}
+
+/*
+ * The insertion scan key of the chosen keys: the column's own comparison
+ * procedure when the key's type is the column's, else the family's
+ * cross-type one.  false when that is missing (the server's _bt_first
+ * raises the error).
+ */
+static bool
+first_insertion_key(Relation rel, const FirstStart *start, BTScanInsert key)
+{
+	BTMetaPageData *metad;
+
+	for (int k = 0; k < start->nkeys; k++)
+	{
+		ScanKey		cur = start->keys[k];
+
+		const FmgrInfo *proc;
+
+		if (cur->sk_subtype == rel->rd_opcintype[k] ||
+			cur->sk_subtype == InvalidOid)
+			proc = first_own_type_proc(rel, cur->sk_attno);
+		else if ((proc = first_cross_proc(rel->rd_opfamily[k],
+										  rel->rd_opcintype[k],
+										  cur->sk_subtype)) == NULL)
+			return false;
+		first_key_entry(cur, proc, &key->scankeys[k]);
+	}
+	/* _bt_metaversion, from the metapage cache where there is one */
+	metad = (BTMetaPageData *) rel->rd_amcache;
+	if (likely(metad != NULL))
+	{
+		key->heapkeyspace = metad->btm_version > BTREE_NOVAC_VERSION;
+		key->allequalimage = metad->btm_allequalimage;
+	}
+	else
+		_bt_metaversion(rel, &key->heapkeyspace, &key->allequalimage);
+	key->anynullkeys = false;
+	key->nextkey = start->nextkey;
+#if PG_VERSION_NUM >= 170000
+	key->backward = start->backward;
+#else
+	key->pivotsearch = false;
+#endif
+	key->scantid = NULL;
+	key->keysz = start->nkeys;
+	return true;
+}
+
+/* The scan's direction, and no items killed or marked yet. */
+static inline void
+first_position_begin(BTScanOpaque so, ScanDirection dir)
+{
+	so->currPos.moreLeft = !ScanDirectionIsForward(dir);
+	so->currPos.moreRight = ScanDirectionIsForward(dir);
+	so->numKilled = 0;
+	so->markItemIndex = -1;
+}
+
+/*
+ * The page's lock is released; so is its pin where no index-only scan
+ * needs the page kept and the snapshot and WAL let the scan drop it (the
+ * server's _bt_drop_lock_and_maybe_pin).
+ */
+static inline void
+first_drop_lock(IndexScanDesc scan, BTScanOpaque so)
+{
+	_bt_unlockbuf(scan->indexRelation, so->currPos.buf);
+	if (IsMVCCSnapshot(scan->xs_snapshot) &&
+		RelationNeedsWAL(scan->indexRelation) && !scan->xs_want_itup)
+	{
+		ReleaseBuffer(so->currPos.buf);
+		so->currPos.buf = InvalidBuffer;
+	}
+}
+
+/*
+ * The module's start of a simple scan.  count: count the index scan in
+ * the relation's statistics (verify mode leaves that to the server's run).
+ */
+static FirstOutcome
+first_run(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc,
+		  bool count)
+{
+	Relation	rel = scan->indexRelation;
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	FirstStart	start;
+	BTScanInsertData key;
+	Buffer		buf;
+	OffsetNumber offnum;
+	BTScanPosItem *item;
+
+	if (scan->numberOfKeys == 1)
+	{
+		if (!first_preprocess_one(scan, so))
+			return FIRST_SERVER;
+	}
+	else
+		_bt_preprocess_keys(scan);
+	if (!so->qual_ok || !first_choose(so, dir, &start) ||
+		!first_insertion_key(rel, &start, &key))
+		return FIRST_SERVER;
+	if (count)
+		pgstat_count_index_scan(rel);
+	dc->ix->counts.jit_scan_starts++;
+
+	btjit_descend_scan(dc, rel, &key, &buf, scan->xs_snapshot);
+	if (!BufferIsValid(buf))
+	{
+		/* an empty index: a serializable scan locks the relation */
+		if (IsolationIsSerializable())
+		{
+			PredicateLockRelation(rel, scan->xs_snapshot);
+			btjit_descend_scan(dc, rel, &key, &buf, scan->xs_snapshot);
+		}
+		if (!BufferIsValid(buf))
+		{
+			BTScanPosInvalidate(so->currPos);
+			return FIRST_NONE;
+		}
+	}
+	PredicateLockPage(rel, BufferGetBlockNumber(buf), scan->xs_snapshot);
+	first_position_begin(so, dir);
+	offnum = btjit_descent_leaf_search(dc, rel, &key, buf);
+	if (!BTJIT_LEAF_BACKWARD && start.backward)
+		offnum = OffsetNumberPrev(offnum);
+	so->currPos.buf = buf;
+
+	if (!btjit_readpage_first(scan, dir, offnum, dc->ix))
+	{
+		/*
+		 * Nothing here: _bt_next steps to the next page, as _bt_first's
+		 * _bt_steppage would, once it has moved itemIndex past the page's
+		 * (empty) range of items; moved back first, so that the position
+		 * is the server's also when no page follows.
+		 */
+		_bt_unlockbuf(rel, so->currPos.buf);
+		if (ScanDirectionIsForward(dir))
+			so->currPos.itemIndex--;
+		else
+			so->currPos.itemIndex++;
+		return _bt_next(scan, dir) ? FIRST_FOUND : FIRST_NONE;
+	}
+	first_drop_lock(scan, so);
+	item = &so->currPos.items[so->currPos.itemIndex];
+	scan->xs_heaptid = item->heapTid;
+	if (scan->xs_want_itup)
+		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
+	return FIRST_FOUND;
+}
+
+/*
+ * ---- verify mode ----
+ *
+ * The scan is started three times from the same state: by the server's
+ * _bt_first, by the module, by the server's again, whose start stands.
+ * Between the runs the locks are let go, so another backend may change
+ * the pages (insert, split, mark items dead, which unlogged indexes do not
+ * even show in the page's LSN): the two server runs must agree, every
+ * byte, for the module's to be compared with them; when they do not, the
+ * start is counted as not verified.  The index's counters and the index
+ * scan count of pg_stat count one run, the last (the buffer statistics
+ * count all three).
+ */
+#if PG_VERSION_NUM >= 160000
+#define FIRST_NUMSCANS(rel) ((rel)->pgstat_info->counts.numscans)
+#else
+#define FIRST_NUMSCANS(rel) ((rel)->pgstat_info->t_counts.t_numscans)
+#endif
+
+/* What a start left: its result and the scan's position. */
+typedef struct FirstResult
+{
+	bool		found;
+	ItemPointerData tid;
+	IndexTuple	itup;
+	BTScanPosData *pos;
+	char	   *tuples;			/* an index-only scan's saved tuples */
+} FirstResult;
+
+static void
+first_result_init(IndexScanDesc scan, FirstResult *r)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	r->pos = palloc(sizeof(BTScanPosData));
+	r->tuples = so->currTuples != NULL ? palloc(BLCKSZ) : NULL;
+}
+
+static void
+first_result_take(IndexScanDesc scan, bool found, FirstResult *r)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	r->found = found;
+	r->tid = scan->xs_heaptid;
+	r->itup = scan->xs_itup;
+	memcpy(r->pos, &so->currPos, sizeof(BTScanPosData));
+	if (r->tuples != NULL)
+		memcpy(r->tuples, so->currTuples, BLCKSZ);
+}
+
+static void
+first_result_free(FirstResult *r)
+{
+	pfree(r->pos);
+	if (r->tuples != NULL)
+		pfree(r->tuples);
+}
+
+/* Back to the state before: the start's pin released, its position undone */
+static void
+first_rewind(IndexScanDesc scan, const FirstResult *before)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	if (BTScanPosIsPinned(so->currPos))
+		ReleaseBuffer(so->currPos.buf);
+	memcpy(&so->currPos, before->pos, sizeof(BTScanPosData));
+	if (before->tuples != NULL)
+		memcpy(so->currTuples, before->tuples, BLCKSZ);
+}
+
+/* The first thing two starts differ in, or NULL */
+static const char *
+first_difference(IndexScanDesc scan, const FirstResult *a,
+				 const FirstResult *b)
+{
+	if (a->found != b->found)
+		return "the result";
+	if (a->found && !ItemPointerEquals((ItemPointer) &a->tid,
+									   (ItemPointer) &b->tid))
+		return "the heap TID returned";
+	if (a->found && scan->xs_want_itup && a->itup != b->itup)
+		return "the index tuple returned";
+	return btjit_scanpos_difference(a->pos, b->pos, a->tuples, b->tuples);
+}
+
+/* The server's start; with undo, taken back with its counts. */
+static bool
+first_verify_server(IndexScanDesc scan, ScanDirection dir, BtjitIndex *ix,
+					const FirstResult *before, FirstResult *r, bool undo)
+{
+	Relation	rel = scan->indexRelation;
+	BtjitIndexStats counts = ix->counts;
+	bool		found = BTJIT_STOCK_FIRST(scan, dir);
+
+	first_result_take(scan, found, r);
+	if (undo)
+	{
+		first_rewind(scan, before);
+		ix->counts = counts;
+		if (rel->pgstat_info != NULL)
+			FIRST_NUMSCANS(rel)--;
+	}
+	return found;
+}
+
+static pg_noinline bool
+first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
+{
+	BtjitIndex *ix = dc->ix;
+	FirstResult before,
+				server1,
+				module,
+				server2;
+	BtjitIndexStats counts;
+	FirstOutcome outcome;
+	const char *difference = NULL;
+
+	first_result_init(scan, &before);
+	first_result_init(scan, &server1);
+	first_result_init(scan, &module);
+	first_result_init(scan, &server2);
+	first_result_take(scan, false, &before);
+
+	(void) first_verify_server(scan, dir, ix, &before, &server1, true);
+	counts = ix->counts;
+	outcome = first_run(scan, dir, dc, false);
+	if (outcome != FIRST_SERVER)
+	{
+		first_result_take(scan, outcome == FIRST_FOUND, &module);
+		first_rewind(scan, &before);
+	}
+	ix->counts = counts;
+	(void) first_verify_server(scan, dir, ix, &before, &server2, false);
+
+	if (outcome != FIRST_SERVER)
+	{
+		ix->counts.jit_scan_starts++;
+		if (first_difference(scan, &server1, &server2) == NULL)
+		{
+			ix->counts.verified_scan_starts++;
+			difference = first_difference(scan, &module, &server2);
+		}
+	}
+	if (unlikely(difference != NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("btree_jit: the scan of index \"%s\" started differently from the server's _bt_first",
+						RelationGetRelationName(scan->indexRelation)),
+				 errdetail("They differ in %s: the module's start %s, the server's %s; %d scan keys, %s scan.",
+						   difference,
+						   module.found ? "found an item" : "found none",
+						   server2.found ? "found an item" : "found none",
+						   scan->numberOfKeys,
+						   ScanDirectionIsForward(dir) ? "forward" : "backward"),
+				 errhint(BTJIT_VERIFY_HINT)));
+	first_result_free(&before);
+	first_result_free(&server1);
+	first_result_free(&module);
+	first_result_free(&server2);
+	return server2.found;
+}
+
+static pg_noinline bool
+first_scan(IndexScanDesc scan, ScanDirection dir)
+{
+	BtjitDescentCode dc;
+	FirstOutcome outcome;
+
+	if (!first_simple(scan) || !btjit_descent_code(scan->indexRelation, &dc))
+		return BTJIT_STOCK_FIRST(scan, dir);
+	if (unlikely(!dc.fast))
+		return first_verify(scan, dir, &dc);
+	outcome = first_run(scan, dir, &dc, true);
+	if (outcome == FIRST_SERVER)
+		return BTJIT_STOCK_FIRST(scan, dir);
+	return outcome == FIRST_FOUND;
+}
+
+static bool
+btjit_dispatch_first(IndexScanDesc scan, ScanDirection dir)
+{
+	if (likely(btjit_code_active))
+		return first_scan(scan, dir);
+	return BTJIT_STOCK_FIRST(scan, dir);
+}
+#endif							/* BTJIT_SCAN_START */

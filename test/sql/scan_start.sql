@@ -1,0 +1,136 @@
+--
+-- The start of a scan (_bt_first, 15 and 17): for a simple scan (keys,
+-- no array, row or NULL key, not parallel) of an index with compiled code
+-- the module chooses the keys the scan starts from, builds the insertion
+-- scan key, descends with no stack, searches the leaf and reads it, and
+-- steps on with _bt_next when the leaf has nothing to return.  Answers must
+-- be the server's for every strategy and direction, on unique and
+-- duplicate keys, descending and NULLS FIRST columns, composite and
+-- cross-type keys, index-only scans, empty and one-page indexes, runs that
+-- start at a page's end, cursors moving both ways, mark and restore, and
+-- serializable scans of an empty index; verify must start every such scan
+-- the server's way too.  On 18 and 19 the server starts every scan: the
+-- counters stay zero.
+--
+SET btree_jit.compile_threshold = 0;
+SET client_min_messages = warning;	-- earlier tests may have created it
+CREATE EXTENSION IF NOT EXISTS btree_jit;
+RESET client_min_messages;
+
+CREATE FUNCTION scan_starts(idx regclass, OUT starts bigint, OUT verified bigint)
+LANGUAGE sql AS $$
+    SELECT coalesce(sum(s.jit_scan_starts), 0), coalesce(sum(s.verified_scan_starts), 0)
+      FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
+$$;
+-- does this server redirect _bt_first?  (15 and 17 only)
+SELECT position('_bt_first redirected' IN reason) > 0 AS first_redirected
+  FROM btree_jit_status() \gset
+
+-- Unique even keys (odd probes miss), duplicates in long runs that cross
+-- pages, a descending column with NULLs, a NULLS FIRST column, text.
+CREATE TABLE ss (id int4 PRIMARY KEY, dup int8, d int4, nf int4, t text);
+INSERT INTO ss
+SELECT g * 2, g / 700, CASE WHEN g % 97 = 0 THEN NULL ELSE g % 5000 END,
+       CASE WHEN g % 89 = 0 THEN NULL ELSE g % 3000 END,
+       'k' || lpad((g % 20000)::text, 6, '0')
+  FROM generate_series(1, 60000) g;
+CREATE INDEX ss_dup ON ss (dup);
+CREATE INDEX ss_d ON ss (d DESC);
+CREATE INDEX ss_nf ON ss (nf NULLS FIRST);
+CREATE INDEX ss_dup_id ON ss (dup, id);
+CREATE INDEX ss_t ON ss (t);
+CREATE TABLE ss_empty (id int4 PRIMARY KEY);
+CREATE TABLE ss_small (id int4 PRIMARY KEY);
+INSERT INTO ss_small SELECT generate_series(1, 50);
+VACUUM ANALYZE ss;
+VACUUM ANALYZE ss_small;
+
+-- Every strategy, both directions, hits and misses, the ends of the index.
+CREATE TABLE ss_queries (q text);
+INSERT INTO ss_queries
+SELECT format(q, k) FROM unnest(ARRAY[
+    'SELECT id FROM ss WHERE id = %s',
+    'SELECT id FROM ss WHERE id < %s ORDER BY id DESC LIMIT 5',
+    'SELECT id FROM ss WHERE id <= %s ORDER BY id DESC LIMIT 5',
+    'SELECT id FROM ss WHERE id > %s ORDER BY id LIMIT 5',
+    'SELECT id FROM ss WHERE id >= %s ORDER BY id LIMIT 5',
+    'SELECT id FROM ss WHERE id > %s ORDER BY id DESC LIMIT 5',
+    'SELECT id FROM ss WHERE id < %s ORDER BY id LIMIT 5',
+    'SELECT id FROM ss WHERE id >= %s AND id < %1$s + 9 ORDER BY id DESC',
+    'SELECT id FROM ss WHERE id = %s ORDER BY id DESC',
+    'SELECT count(*) FROM ss WHERE id = %s::int8',
+    'SELECT id FROM ss WHERE id > %s::int8 ORDER BY id LIMIT 3',
+    'SELECT id FROM ss WHERE id < least(%s, 32000)::int2 ORDER BY id DESC LIMIT 3',
+    'SELECT count(*) FROM ss WHERE dup = %s / 1000',
+    'SELECT id FROM ss WHERE dup = %s / 1000 ORDER BY dup DESC LIMIT 3',
+    'SELECT dup FROM ss WHERE dup > %s / 1000 ORDER BY dup LIMIT 2',
+    'SELECT dup, id FROM ss WHERE dup = %s / 1000 AND id > %1$s ORDER BY dup, id LIMIT 4',
+    'SELECT dup, id FROM ss WHERE dup = %s / 1000 AND id < %1$s ORDER BY dup DESC, id DESC LIMIT 4',
+    'SELECT dup, id FROM ss WHERE dup >= %s / 1000 AND id = %1$s ORDER BY dup, id',
+    'SELECT d FROM ss WHERE d > %s / 30 ORDER BY d DESC LIMIT 4',
+    'SELECT d FROM ss WHERE d < %s / 30 ORDER BY d LIMIT 4',
+    'SELECT d FROM ss WHERE d <= %s / 30 ORDER BY d DESC LIMIT 4',
+    'SELECT nf FROM ss WHERE nf < %s / 40 ORDER BY nf NULLS FIRST LIMIT 4',
+    'SELECT nf FROM ss WHERE nf > %s / 40 ORDER BY nf DESC NULLS LAST LIMIT 4',
+    'SELECT t FROM ss WHERE t >= ''k'' || lpad((%s / 7)::text, 6, ''0'') ORDER BY t LIMIT 3',
+    'SELECT t FROM ss WHERE t < ''k'' || lpad((%s / 7)::text, 6, ''0'') ORDER BY t DESC LIMIT 3',
+    'SELECT id FROM ss_empty WHERE id = %s',
+    'SELECT id FROM ss_empty WHERE id > %s ORDER BY id DESC',
+    'SELECT id FROM ss_small WHERE id >= %s / 2000 ORDER BY id LIMIT 2',
+    'SELECT id FROM ss_small WHERE id < %s / 2000 ORDER BY id DESC LIMIT 2'
+]) q, unnest(ARRAY[-5, 0, 1, 2, 3, 700, 701, 5000, 59999, 60000, 119999,
+                   120000, 120001, 200000]) k;
+
+-- Fast path, results against the server's (check_query: module off / on).
+SET btree_jit.verify = off;
+SELECT checked, failures FROM check_queries(ARRAY(SELECT q FROM ss_queries));
+-- index-only scans keep the page's tuples
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT check_query('SELECT dup FROM ss WHERE dup = 40') AS index_only_dup,
+       check_query('SELECT id FROM ss WHERE id >= 1000 ORDER BY id LIMIT 500') AS index_only_range;
+SELECT (starts > 0) = :'first_redirected' AS starts_counted FROM scan_starts('ss_pkey');
+
+-- A cursor, both ways, past both ends; and a merge join's mark and restore.
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id FROM ss WHERE id > 119990 ORDER BY id;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH ALL FROM c;
+FETCH BACKWARD 3 FROM c;
+COMMIT;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT check_query('SELECT a.dup, b.id FROM ss a JOIN ss b ON a.dup = b.dup
+                     WHERE a.id < 3000 AND b.dup < 3 ORDER BY 1, 2') AS merge_join;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+
+-- A serializable scan of an empty index locks the relation, as the server's.
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT id FROM ss_empty WHERE id = 1;
+SELECT count(*) > 0 AS relation_locked
+  FROM pg_locks WHERE relation = 'ss_empty_pkey'::regclass AND mode = 'SIReadLock'
+   AND pid = pg_backend_pid();
+COMMIT;
+
+-- Keys the server starts: an IN list, IS NULL, a row comparison, no key.
+SELECT starts AS before_starts FROM scan_starts('ss_pkey') \gset
+SELECT check_query('SELECT id FROM ss WHERE id IN (4, 8, 15) ORDER BY id') AS in_list,
+       check_query('SELECT nf FROM ss WHERE nf IS NULL LIMIT 3') AS is_null,
+       check_query('SELECT dup, id FROM ss WHERE (dup, id) > (3, 2500) ORDER BY dup, id LIMIT 3') AS row_compare,
+       check_query('SELECT id FROM ss ORDER BY id LIMIT 3') AS no_key;
+SELECT starts = :before_starts AS ss_pkey_started_by_server FROM scan_starts('ss_pkey');
+
+-- verify: each start the module makes is made again by the server's
+-- _bt_first and compared field by field.
+SET btree_jit.verify = on;
+SELECT checked, failures FROM check_queries(ARRAY(SELECT q FROM ss_queries));
+SELECT check_query('SELECT dup FROM ss WHERE dup = 40') AS verify_index_only;
+SELECT (verified > 0) = :'first_redirected' AS verified_counted,
+       verified <= starts AS verified_within_starts
+  FROM scan_starts('ss_pkey');
+SET btree_jit.verify = off;
+
+DROP TABLE ss, ss_empty, ss_small, ss_queries;
+DROP FUNCTION scan_starts(regclass);

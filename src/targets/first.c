@@ -112,14 +112,14 @@ first_simple(IndexScanDesc scan)
 
 /*
  * The keys the scan starts from, out of the preprocessed keys (ordered by
- * column): per column from the first, its = key, else its bound on the
- * side the scan starts from (>, >= forward; <, <= backward), the last
- * bound listed winning only when no = key is; the columns go on while
- * each has a chosen key and the one before it was =, >= or <=.  The
- * strictest of the chosen strategies decides where the scan starts.
- * false when a column without a usable bound has one on the other side
- * whose column keeps its NULLs at the start: the server then starts from
- * an implied NOT NULL key, which the module leaves to it.
+ * column): per column from the first, its = key, else the first of its
+ * bounds on the side the scan starts from (>, >= forward; <, <=
+ * backward); the columns go on while each has a chosen key and the one
+ * before it was =, >= or <=.  The last chosen key that is not = decides
+ * where the scan starts (all =: the direction does).  false when a column
+ * without a usable bound has one on the other side and keeps its NULLs at
+ * the end the scan starts from: the server then starts from an implied NOT
+ * NULL key, which the module leaves to it.
  */
 static bool
 first_choose(BTScanOpaque so, ScanDirection dir, FirstStart *start)
@@ -336,6 +336,7 @@ first_cross_proc(Oid opfamily, Oid lefttype, Oid righttype)
 	uint64		types = FIRST_CROSS_TYPES(lefttype, righttype);
 	FirstCrossProc *e;
 	RegProcedure proc;
+	FmgrInfo	finfo;
 
 	for (int n = 0, i = first_cross_last + 1; n < first_cross_used; n++, i++)
 	{
@@ -357,11 +358,12 @@ first_cross_proc(Oid opfamily, Oid lefttype, Oid righttype)
 		CacheRegisterSyscacheCallback(PROCOID, first_cross_forget, (Datum) 0);
 		first_cross_watching = true;
 	}
+	/* looked up before the entry is chosen: the lookup may forget them all */
+	fmgr_info_cxt(proc, &finfo, TopMemoryContext);
 	e = &first_cross_procs[first_cross_next];
-	e->opfamily = InvalidOid;	/* not an entry until filled */
-	fmgr_info_cxt(proc, &e->proc, TopMemoryContext);
 	e->opfamily = opfamily;
 	e->types = types;
+	e->proc = finfo;
 	first_cross_last = first_cross_next;
 	first_cross_next = (first_cross_next + 1) % FIRST_CROSS_PROCS;
 	if (first_cross_used < FIRST_CROSS_PROCS)
@@ -383,7 +385,6 @@ first_insertion_key(Relation rel, const FirstStart *start, BTScanInsert key)
 	for (int k = 0; k < start->nkeys; k++)
 	{
 		ScanKey		cur = start->keys[k];
-
 		const FmgrInfo *proc;
 
 		if (cur->sk_subtype == rel->rd_opcintype[k] ||

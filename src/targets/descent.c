@@ -379,11 +379,9 @@ typedef BTStack (*BtjitBtSearchFn) (Relation rel, BTScanInsert key,
 typedef OffsetNumber (*BtjitBinsrchFn) (Relation rel, BTScanInsert key,
 										Buffer buf);
 
-typedef BtjitDescentCode DescentCode;
-
 /* The root, as the server's _bt_search gets it. */
 static inline Buffer
-descent_search_root(const DescentCode *dc, Relation rel, Relation heaprel,
+descent_search_root(const BtjitDescentCode *dc, Relation rel, Relation heaprel,
 					int access)
 {
 	if (dc->recent && btjit_module.stock[BTJIT_TARGET_GETROOT] != NULL)
@@ -397,7 +395,7 @@ descent_search_root(const DescentCode *dc, Relation rel, Relation heaprel,
 
 /* From a page to its child (never the page itself: a downlink) */
 static inline Buffer
-descent_search_child(const DescentCode *dc, Relation rel, Buffer buf,
+descent_search_child(const BtjitDescentCode *dc, Relation rel, Buffer buf,
 					 BlockNumber blkno, BlockNumber child, int access)
 {
 	if (likely(dc->recent && child != blkno))
@@ -416,7 +414,7 @@ descent_search_child(const DescentCode *dc, Relation rel, Buffer buf,
  * _bt_compare, whose dispatcher runs both and compares.
  */
 static inline int32
-descent_search_hikey(const DescentCode *dc, Relation rel, BTScanInsert key,
+descent_search_hikey(const BtjitDescentCode *dc, Relation rel, BTScanInsert key,
 					 Page page)
 {
 	if (likely(dc->fast))
@@ -430,7 +428,7 @@ descent_search_hikey(const DescentCode *dc, Relation rel, BTScanInsert key,
  * a scan starts on); verify mode checks it here.
  */
 static inline OffsetNumber
-descent_search_page(const DescentCode *dc, Relation rel, BTScanInsert key,
+descent_search_page(const BtjitDescentCode *dc, Relation rel, BTScanInsert key,
 					Buffer buf)
 {
 	BtjitIndex *ix = dc->ix;
@@ -472,7 +470,7 @@ descent_search_page(const DescentCode *dc, Relation rel, BTScanInsert key,
  * the page at once.
  */
 static inline bool
-descent_must_move(const DescentCode *dc, Relation rel, BTScanInsert key,
+descent_must_move(const BtjitDescentCode *dc, Relation rel, BTScanInsert key,
 				  Page page, BTPageOpaque opaque, bool forupdate,
 				  int32 cmpval)
 {
@@ -580,13 +578,22 @@ btjit_descent_code(Relation rel, BtjitDescentCode *dc)
 	return true;
 }
 
+/* A descent the module ran, and whether verify checked it */
+static inline void
+descent_counted(const BtjitDescentCode *dc)
+{
+	dc->ix->counts.jit_descents++;
+	if (!dc->fast)
+		dc->ix->counts.verified_descents++;
+}
+
 /*
  * _bt_search from the root in *bufP (valid, read-locked) down: what the
  * server's function does after its first statement, and what the part gcc
  * split off it does.
  */
 static BTStack
-descent_search_from(const DescentCode *dc, Relation rel, Relation heaprel,
+descent_search_from(const BtjitDescentCode *dc, Relation rel, Relation heaprel,
 					BTScanInsert key, Buffer *bufP, int access,
 					Snapshot snapshot, bool keep_stack)
 {
@@ -658,32 +665,40 @@ descent_search_from(const DescentCode *dc, Relation rel, Relation heaprel,
 		*bufP = descent_moveright(rel, heaprel, key, *bufP, true, stack,
 								  BT_WRITE, snapshot, cmpval);
 	}
-	dc->ix->counts.jit_descents++;
-	if (!dc->fast)
-		dc->ix->counts.verified_descents++;
+	descent_counted(dc);
 	return stack;
 }
 
-/* The whole of _bt_search: the root, then the levels */
+/*
+ * The root, then the levels; *bufP is InvalidBuffer for an empty index
+ * read with BT_READ (no root is created, no stack returned).
+ */
+static BTStack
+descent_search_whole(const BtjitDescentCode *dc, Relation rel,
+					 Relation heaprel, BTScanInsert key, Buffer *bufP,
+					 int access, Snapshot snapshot, bool keep_stack)
+{
+	*bufP = descent_search_root(dc, rel, heaprel, access);
+	if (!BufferIsValid(*bufP))
+	{
+		descent_counted(dc);
+		return NULL;
+	}
+	return descent_search_from(dc, rel, heaprel, key, bufP, access,
+							   snapshot, keep_stack);
+}
+
+/* The whole of _bt_search */
 static pg_noinline BTStack
 descent_search(Relation rel, Relation heaprel, BTScanInsert key, Buffer *bufP,
 			   int access, Snapshot snapshot)
 {
-	DescentCode dc;
+	BtjitDescentCode dc;
 
 	if (!btjit_descent_code(rel, &dc))
 		return BTJIT_STOCK_SEARCH(rel, heaprel, key, bufP, access, snapshot);
-	*bufP = descent_search_root(&dc, rel, heaprel, access);
-	if (!BufferIsValid(*bufP))
-	{
-		/* an empty index read with BT_READ: no root is created */
-		dc.ix->counts.jit_descents++;
-		if (!dc.fast)
-			dc.ix->counts.verified_descents++;
-		return NULL;
-	}
-	return descent_search_from(&dc, rel, heaprel, key, bufP, access,
-							   snapshot, true);
+	return descent_search_whole(&dc, rel, heaprel, key, bufP, access,
+								snapshot, true);
 }
 
 /* The part gcc split off _bt_search: the levels, from the root in *bufP */
@@ -691,7 +706,7 @@ static pg_noinline BTStack
 descent_search_part(Relation rel, Relation heaprel, BTScanInsert key,
 					Buffer *bufP, int access, Snapshot snapshot)
 {
-	DescentCode dc;
+	BtjitDescentCode dc;
 
 	if (!btjit_descent_code(rel, &dc))
 		return BTJIT_STOCK_SEARCH_PART(rel, heaprel, key, bufP, access,
@@ -710,16 +725,8 @@ void
 btjit_descend_scan(const BtjitDescentCode *dc, Relation rel,
 				   BTScanInsert key, Buffer *bufP, Snapshot snapshot)
 {
-	*bufP = descent_search_root(dc, rel, NULL, BT_READ);
-	if (!BufferIsValid(*bufP))
-	{
-		dc->ix->counts.jit_descents++;
-		if (!dc->fast)
-			dc->ix->counts.verified_descents++;
-		return;
-	}
-	(void) descent_search_from(dc, rel, NULL, key, bufP, BT_READ, snapshot,
-							   false);
+	(void) descent_search_whole(dc, rel, NULL, key, bufP, BT_READ, snapshot,
+								false);
 }
 
 /* The page search of the leaf a scan starts on, as the descent's. */

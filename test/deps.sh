@@ -30,6 +30,8 @@ plain_pkgs=(
 	python3                    # test and bench helpers
 	util-linux                 # runuser: clusters run as the postgres user
 	strace                     # suite-trust: the object cache's fsyncs and rename
+	procps                     # pgrep: suite-stress finds the compile worker's child
+	bzip2 xz-utils             # unpacking the server's Debian source (.orig.tar.bz2, .debian.tar.xz)
 	debhelper build-essential  # the Debian package (test/suite-package.sh)
 )
 

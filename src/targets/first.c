@@ -667,7 +667,7 @@ first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
 	if (unlikely(difference != NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("btree_jit: the scan of index \"%s\" started differently from the server's _bt_first",
+				 errmsg("btree_jit: the scan start in index \"%s\" differs from the server's _bt_first",
 						RelationGetRelationName(scan->indexRelation)),
 				 errdetail("They differ in %s: the module's start %s, the server's %s; %d scan keys, %s scan.",
 						   difference,

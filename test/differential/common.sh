@@ -35,7 +35,7 @@ server_log_size() {
 server_log_problems() {
 	local from=${1:-0}
 	tail -c +"$((from + 1))" "$BTJIT_CLUSTER_LOG" |
-		grep -E 'terminated by signal|PANIC|server process .* was terminated|was terminated by exception|terminating any other active server processes|all server processes terminated|database system was interrupted|differs|TRAP:|Segmentation fault|LLVM ERROR' || true
+		grep -E 'terminated by signal|PANIC|btree_jit: .* differ|server process .* was terminated|was terminated by exception|terminating any other active server processes|all server processes terminated|database system was interrupted|differs|TRAP:|Segmentation fault|LLVM ERROR' || true
 }
 
 # Seconds since the epoch with a fraction, for wall times.

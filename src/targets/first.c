@@ -8,12 +8,13 @@
  *
  * For a scan with one or more keys and nothing else (no array, row,
  * NULL or IS [NOT] NULL key, not parallel) the module does what the
- * server's _bt_first does, in the same order: the key preprocessing (of a
- * single key the module's, whose outcome does not depend on the key's
- * value; of several the server's _bt_preprocess_keys, which compares the
- * values of keys on one column), the choice of the keys the scan starts from (each
- * column's = key, else its bound on the side the scan starts from, column
- * by column while they are =), the insertion scan key built from them, the
+ * server's _bt_first does, in the same order: the key preprocessing (the
+ * module's where the outcome depends on the keys' kinds, not their values:
+ * per column one key or a lower and an upper bound; else the server's
+ * _bt_preprocess_keys, which compares the values of keys on one column),
+ * the choice of the keys the scan starts from (each column's = key, else
+ * its bound on the side the scan starts from, column by column while they
+ * are =), the insertion scan key built from them, the
  * index scan counted, the descent (targets/descent.c, with no stack: the
  * server's frees it unread), the predicate lock of the leaf, the leaf's
  * page search (compiled, called directly) and its leaf read
@@ -29,7 +30,8 @@
  * procedure is missing (the server raises the error), 18's restructured
  * _bt_first (its row ends at 17), and every scan while the module is off.
  *
- * verify mode: the server's _bt_first, the module and the server's again
+ * verify mode: the module's key preprocessing must be the server's, byte
+ * for byte; the server's _bt_first, the module and the server's again
  * start the scan from the same state (each start's pin released and its
  * position undone before the next); where the two server runs agree (no
  * other backend changed the pages between them), the module's result,
@@ -212,31 +214,31 @@ first_choose(BTScanOpaque so, ScanDirection dir, FirstStart *start)
 	return start->nkeys > 0;
 }
 
-/*
- * _bt_preprocess_keys for a scan with one key (of none of the kinds
- * first_simple() leaves to the server), whose outcome does not depend on
- * the key's value: the key takes its column's DESC and NULLS FIRST flags
- * (a DESC column's strategy commuted, once: in the scan's own key, as the
- * server's _bt_fix_scankey_strategy does), is copied to the scan's
- * preprocessed keys and, on the first column, marked required in the
- * directions its strategy bounds.  17 keeps what an earlier call of the
- * same scan preprocessed.  false for a key the server's function would
- * reject (it raises the error).
- */
-static bool
+/* How the module's key preprocessing came out. */
+typedef enum FirstPreprocess
+{
+	FIRST_PREPROCESSED,			/* so->keyData is the server's outcome */
+	FIRST_PREPROCESS_BY_SERVER, /* values must be compared: the server's */
+	FIRST_PREPROCESS_REFUSED	/* a key the server would reject */
+} FirstPreprocess;
+
+/* Strategy bits (1 << strategy) of a column's keys, and their groups */
+#define FIRST_LOWER_BOUNDS \
+	(1 << BTGreaterStrategyNumber | 1 << BTGreaterEqualStrategyNumber)
+#define FIRST_UPPER_BOUNDS \
+	(1 << BTLessStrategyNumber | 1 << BTLessEqualStrategyNumber)
+
+/* first_preprocess() of a single key, the commonest scan, in short */
+static inline FirstPreprocess
 first_preprocess_one(IndexScanDesc scan, BTScanOpaque so)
 {
 	ScanKey		cur = &scan->keyData[0];
 	ScanKey		out = &so->keyData[0];
 	int			addflags;
 
-#if PG_VERSION_NUM >= 170000
-	if (so->numberOfKeys > 0)
-		return true;
-#endif
 	if (cur->sk_attno < 1 || cur->sk_strategy < BTLessStrategyNumber ||
 		cur->sk_strategy > BTGreaterStrategyNumber)
-		return false;
+		return FIRST_PREPROCESS_REFUSED;
 	so->qual_ok = true;
 	addflags = scan->indexRelation->rd_indoption[cur->sk_attno - 1] <<
 		SK_BT_INDOPTION_SHIFT;
@@ -254,7 +256,102 @@ first_preprocess_one(IndexScanDesc scan, BTScanOpaque so)
 		else
 			out->sk_flags |= SK_BT_REQBKWD;
 	}
-	return true;
+	return FIRST_PREPROCESSED;
+}
+
+/*
+ * _bt_preprocess_keys for keys (of none of the kinds first_simple() leaves
+ * to the server) whose outcome does not depend on their values: per
+ * column one key, or one lower and one upper bound (a BETWEEN).  Any other
+ * pair on one column (= with another key, < with <=, two keys of one
+ * strategy) is compared by value, or found contradictory, by the server's
+ * function.  The outcome, as the server's: each key takes its column's
+ * DESC and NULLS FIRST flags (a DESC column's strategy commuted, once, in
+ * the scan's own key, as _bt_fix_scankey_strategy does); the keys are
+ * copied column by column, a column's in descending strategy number (>,
+ * >=, =, <=, <); a column's keys are required, in the directions their
+ * strategies bound, when every column before it has an = key.  17 keeps
+ * what an earlier call of the same scan preprocessed.
+ */
+static FirstPreprocess
+first_preprocess(IndexScanDesc scan, BTScanOpaque so)
+{
+	ScanKey		keys = scan->keyData;
+	int			n = scan->numberOfKeys;
+	int16	   *indoption = scan->indexRelation->rd_indoption;
+	int			nout = 0;
+	int			equal_columns = 0;
+	bool		required = false;
+
+#if PG_VERSION_NUM >= 170000
+	if (so->numberOfKeys > 0)
+		return FIRST_PREPROCESSED;
+#endif
+	if (n == 1)
+		return first_preprocess_one(scan, so);
+
+	/*
+	 * One pass.  A key is fixed (its flags added, a DESC column's strategy
+	 * commuted) once it is known to be valid, and before it is compared
+	 * with its column's other key: keys fixed before the scan turns out to
+	 * need the server's function are fixed as that function fixes them,
+	 * and it does not fix them twice.
+	 */
+	for (int i = 0; i < n; i++)
+	{
+		ScanKey		cur = &keys[i];
+		AttrNumber	attno = cur->sk_attno;
+		int			addflags;
+		ScanKey		out;
+
+		if (attno < 1 || cur->sk_strategy < BTLessStrategyNumber ||
+			cur->sk_strategy > BTGreaterStrategyNumber)
+			return FIRST_PREPROCESS_REFUSED;
+		addflags = indoption[attno - 1] << SK_BT_INDOPTION_SHIFT;
+		if ((addflags & SK_BT_DESC) && !(cur->sk_flags & SK_BT_DESC))
+			cur->sk_strategy = BTCommuteStrategyNumber(cur->sk_strategy);
+		cur->sk_flags |= addflags;
+
+		if (i > 0 && attno <= keys[i - 1].sk_attno)
+		{
+			int			strategies;
+
+			/* out of order (the server raises the error), or a third key */
+			if (attno < keys[i - 1].sk_attno ||
+				(i > 1 && keys[i - 2].sk_attno == attno))
+				return FIRST_PREPROCESS_BY_SERVER;
+			/* two keys on one column: a lower and an upper bound only */
+			strategies = 1 << cur->sk_strategy | 1 << keys[i - 1].sk_strategy;
+			if ((strategies & FIRST_LOWER_BOUNDS) == 0 ||
+				(strategies & FIRST_UPPER_BOUNDS) == 0)
+				return FIRST_PREPROCESS_BY_SERVER;
+		}
+		else
+			required = equal_columns == attno - 1;
+
+		/* a column's keys in descending strategy number */
+		out = &so->keyData[nout];
+		if (nout > 0 && out[-1].sk_attno == attno &&
+			cur->sk_strategy > out[-1].sk_strategy)
+		{
+			memcpy(out, out - 1, sizeof(ScanKeyData));
+			out--;
+		}
+		memcpy(out, cur, sizeof(ScanKeyData));
+		nout++;
+		if (cur->sk_strategy == BTEqualStrategyNumber)
+		{
+			equal_columns++;
+			if (required)
+				out->sk_flags |= SK_BT_REQFWD | SK_BT_REQBKWD;
+		}
+		else if (required)
+			out->sk_flags |= cur->sk_strategy < BTEqualStrategyNumber ?
+				SK_BT_REQFWD : SK_BT_REQBKWD;
+	}
+	so->qual_ok = true;
+	so->numberOfKeys = nout;
+	return FIRST_PREPROCESSED;
 }
 
 /*
@@ -460,13 +557,16 @@ first_run(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc,
 	OffsetNumber offnum;
 	BTScanPosItem *item;
 
-	if (scan->numberOfKeys == 1)
+	switch (first_preprocess(scan, so))
 	{
-		if (!first_preprocess_one(scan, so))
+		case FIRST_PREPROCESSED:
+			break;
+		case FIRST_PREPROCESS_BY_SERVER:
+			_bt_preprocess_keys(scan);
+			break;
+		case FIRST_PREPROCESS_REFUSED:
 			return FIRST_SERVER;
 	}
-	else
-		_bt_preprocess_keys(scan);
 	if (!so->qual_ok || !first_choose(so, dir, &start) ||
 		!first_insertion_key(rel, &start, &key))
 		return FIRST_SERVER;
@@ -553,6 +653,7 @@ first_result_init(IndexScanDesc scan, FirstResult *r)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 
+	r->found = false;
 	r->pos = palloc(sizeof(BTScanPosData));
 	r->tuples = so->currTuples != NULL ? palloc(BLCKSZ) : NULL;
 }
@@ -606,6 +707,61 @@ first_difference(IndexScanDesc scan, const FirstResult *a,
 	return btjit_scanpos_difference(a->pos, b->pos, a->tuples, b->tuples);
 }
 
+/* A scan's preprocessed keys (so->keyData and what goes with them). */
+typedef struct FirstKeys
+{
+	ScanKey		keys;
+	int			nkeys;
+	bool		qual_ok;
+} FirstKeys;
+
+static void
+first_keys_take(IndexScanDesc scan, FirstKeys *k)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	k->keys = palloc(sizeof(ScanKeyData) * scan->numberOfKeys);
+	k->nkeys = so->numberOfKeys;
+	k->qual_ok = so->qual_ok;
+	memcpy(k->keys, so->keyData, sizeof(ScanKeyData) * k->nkeys);
+}
+
+static void
+first_keys_restore(IndexScanDesc scan, const FirstKeys *k)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	so->numberOfKeys = k->nkeys;
+	so->qual_ok = k->qual_ok;
+	memcpy(so->keyData, k->keys, sizeof(ScanKeyData) * k->nkeys);
+}
+
+/*
+ * Every byte of the keys, both copies of the scan's own, but the cache a
+ * comparison procedure keeps in fn_extra: the server's start has used its
+ * copies (enum_cmp, record and array comparisons, PL functions fill it).
+ */
+static bool
+first_keys_differ(IndexScanDesc scan, const FirstKeys *k)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+
+	if (so->numberOfKeys != k->nkeys || so->qual_ok != k->qual_ok)
+		return true;
+	for (int i = 0; i < k->nkeys; i++)
+	{
+		ScanKeyData a;
+		ScanKeyData b;
+
+		memcpy(&a, &so->keyData[i], sizeof(ScanKeyData));
+		memcpy(&b, &k->keys[i], sizeof(ScanKeyData));
+		a.sk_func.fn_extra = b.sk_func.fn_extra = NULL;
+		if (memcmp(&a, &b, sizeof(ScanKeyData)) != 0)
+			return true;
+	}
+	return false;
+}
+
 /* The server's start; with undo, taken back with its counts. */
 static bool
 first_verify_server(IndexScanDesc scan, ScanDirection dir, BtjitIndex *ix,
@@ -630,10 +786,12 @@ static pg_noinline bool
 first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
 {
 	BtjitIndex *ix = dc->ix;
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 	FirstResult before,
 				server1,
 				module,
 				server2;
+	FirstKeys	server_keys;
 	BtjitIndexStats counts;
 	FirstOutcome outcome;
 	const char *difference = NULL;
@@ -645,17 +803,25 @@ first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
 	first_result_take(scan, false, &before);
 
 	(void) first_verify_server(scan, dir, ix, &before, &server1, true);
+	first_keys_take(scan, &server_keys);
 	counts = ix->counts;
+	/* the module's preprocessing (17: not the server's kept from S1) */
+	so->numberOfKeys = 0;
+	if (first_preprocess(scan, so) == FIRST_PREPROCESSED &&
+		first_keys_differ(scan, &server_keys))
+		difference = "the preprocessed scan keys";
 	outcome = first_run(scan, dir, dc, false);
 	if (outcome != FIRST_SERVER)
 	{
 		first_result_take(scan, outcome == FIRST_FOUND, &module);
 		first_rewind(scan, &before);
 	}
+	/* the server's second start from the server's keys */
+	first_keys_restore(scan, &server_keys);
 	ix->counts = counts;
 	(void) first_verify_server(scan, dir, ix, &before, &server2, false);
 
-	if (outcome != FIRST_SERVER)
+	if (outcome != FIRST_SERVER && difference == NULL)
 	{
 		ix->counts.jit_scan_starts++;
 		if (first_difference(scan, &server1, &server2) == NULL)
@@ -680,6 +846,7 @@ first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
 	first_result_free(&server1);
 	first_result_free(&module);
 	first_result_free(&server2);
+	pfree(server_keys.keys);
 	return server2.found;
 }
 

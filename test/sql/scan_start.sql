@@ -38,6 +38,7 @@ CREATE INDEX ss_dup ON ss (dup);
 CREATE INDEX ss_d ON ss (d DESC);
 CREATE INDEX ss_nf ON ss (nf NULLS FIRST);
 CREATE INDEX ss_dup_id ON ss (dup, id);
+CREATE INDEX ss_dup_d_id ON ss (dup, d DESC, id);
 CREATE INDEX ss_t ON ss (t);
 CREATE TABLE ss_empty (id int4 PRIMARY KEY);
 CREATE TABLE ss_small (id int4 PRIMARY KEY);
@@ -67,6 +68,19 @@ SELECT format(q, k) FROM unnest(ARRAY[
     'SELECT dup, id FROM ss WHERE dup = %s / 1000 AND id > %1$s ORDER BY dup, id LIMIT 4',
     'SELECT dup, id FROM ss WHERE dup = %s / 1000 AND id < %1$s ORDER BY dup DESC, id DESC LIMIT 4',
     'SELECT dup, id FROM ss WHERE dup >= %s / 1000 AND id = %1$s ORDER BY dup, id',
+    'SELECT dup FROM ss WHERE dup > %s / 1000 AND dup <= %1$s / 1000 + 2 ORDER BY dup DESC LIMIT 5',
+    'SELECT id FROM ss WHERE id >= %s::int8 AND id < least(%1$s + 9, 32000)::int2 ORDER BY id DESC',
+    'SELECT id FROM ss WHERE id < %s AND id >= %1$s - 7 ORDER BY id',
+    'SELECT id FROM ss WHERE id = %s AND id > %1$s - 10',
+    'SELECT id FROM ss WHERE id < %s AND id <= %1$s + 4 ORDER BY id DESC LIMIT 3',
+    'SELECT id FROM ss WHERE id > %s AND id > %1$s::int8 - 3 ORDER BY id LIMIT 3',
+    'SELECT d FROM ss WHERE d >= %s / 30 AND d < %1$s / 30 + 5 ORDER BY d DESC',
+    'SELECT d FROM ss WHERE d > %s / 30 AND d <= %1$s / 30 + 5 ORDER BY d',
+    'SELECT d FROM ss WHERE d > %s / 30 AND d >= %1$s / 30 + 1 ORDER BY d DESC LIMIT 4',
+    'SELECT d FROM ss WHERE d <= %s / 30 AND d < %1$s / 30 - 1 ORDER BY d LIMIT 4',
+    'SELECT dup, d, id FROM ss WHERE dup = %s / 1000 AND d < %1$s / 20 AND id > %1$s ORDER BY dup, d DESC, id LIMIT 4',
+    'SELECT dup, d, id FROM ss WHERE dup = %s / 1000 AND id > %1$s ORDER BY dup DESC, d, id DESC LIMIT 4',
+    'SELECT dup, d, id FROM ss WHERE dup >= %s / 1000 AND d = %1$s / 20 AND id <= %1$s ORDER BY dup, d DESC, id LIMIT 4',
     'SELECT d FROM ss WHERE d > %s / 30 ORDER BY d DESC LIMIT 4',
     'SELECT d FROM ss WHERE d < %s / 30 ORDER BY d LIMIT 4',
     'SELECT d FROM ss WHERE d <= %s / 30 ORDER BY d DESC LIMIT 4',

@@ -7,17 +7,18 @@
  *	  through a redirect on the way.
  *
  * For a scan with one or more keys and nothing else (no array, row,
- * NULL or IS [NOT] NULL key, not parallel) the module does what the
- * server's _bt_first does, in the same order: the key preprocessing (the
- * module's where the outcome depends on the keys' kinds, not their values:
- * per column one key or a lower and an upper bound; else the server's
- * _bt_preprocess_keys, which compares the values of keys on one column),
- * the choice of the keys the scan starts from (each column's = key, else
- * its bound on the side the scan starts from, column by column while they
- * are =), the insertion scan key built from them, the
- * index scan counted, the descent (targets/descent.c, with no stack: the
- * server's frees it unread), the predicate lock of the leaf, the leaf's
- * page search (compiled, called directly) and its leaf read
+ * NULL or IS [NOT] NULL key, not parallel; on 15 each primitive scan of an
+ * array scan too, whose keys hold the arrays' current elements) the
+ * module does what the server's _bt_first does, in the same order: the
+ * key preprocessing (the module's where the outcome depends on the keys'
+ * kinds, not their values: per column one key or a lower and an upper
+ * bound; else the server's _bt_preprocess_keys, which compares the values
+ * of keys on one column), the choice of the keys the scan starts from
+ * (each column's = key, else its bound on the side the scan starts from,
+ * column by column while they are =), the insertion scan key built from
+ * them, the index scan counted, the descent (targets/descent.c, with no
+ * stack: the server's frees it unread), the predicate lock of the leaf,
+ * the leaf's page search (compiled, called directly) and its leaf read
  * (targets/readpage.c).  A leaf with nothing to return goes on with the
  * server's _bt_next, which then does exactly what _bt_first's own call of
  * _bt_steppage would (src/README, "The scan start").
@@ -89,21 +90,36 @@ typedef struct FirstStart
 	bool		backward;		/* start at the item before the one found */
 } FirstStart;
 
-/* Key flags that make a scan one the module does not start. */
+/*
+ * Key flags that make a scan one the module does not start.  15 starts
+ * each primitive scan of an array scan (IN, = ANY) with the arrays'
+ * current elements as ordinary keys, in a copy of the scan's keys
+ * (so->arrayKeyData, which _bt_preprocess_keys reads instead): such a start
+ * is the module's too.  From 17 on _bt_first starts the arrays themselves:
+ * the server's.
+ */
+#if PG_VERSION_NUM < 170000
+#define FIRST_KEYS_LEFT_TO_SERVER \
+	(SK_ISNULL | SK_ROW_HEADER | SK_SEARCHNULL | SK_SEARCHNOTNULL)
+#else
 #define FIRST_KEYS_LEFT_TO_SERVER \
 	(SK_ISNULL | SK_ROW_HEADER | SK_SEARCHARRAY | SK_SEARCHNULL | \
 	 SK_SEARCHNOTNULL)
+#endif
 
 static inline bool
 first_simple(IndexScanDesc scan)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 
-	if (scan->parallel_scan != NULL || scan->numberOfKeys < 1 ||
-		so->numArrayKeys != 0)
+	if (scan->parallel_scan != NULL || scan->numberOfKeys < 1)
 		return false;
 #if PG_VERSION_NUM >= 170000
-	if (so->needPrimScan)
+	if (so->numArrayKeys != 0 || so->needPrimScan)
+		return false;
+#else
+	/* an array with no element but NULLs: btgettuple never starts it */
+	if (so->numArrayKeys < 0)
 		return false;
 #endif
 	for (int i = 0; i < scan->numberOfKeys; i++)
@@ -228,11 +244,25 @@ typedef enum FirstPreprocess
 #define FIRST_UPPER_BOUNDS \
 	(1 << BTLessStrategyNumber | 1 << BTLessEqualStrategyNumber)
 
+/*
+ * The keys _bt_preprocess_keys reads: on 15 an array scan's copy, with the
+ * arrays' current elements (and an inequality array's extreme element).
+ */
+static inline ScanKey
+first_input_keys(IndexScanDesc scan, BTScanOpaque so)
+{
+#if PG_VERSION_NUM < 170000
+	if (so->arrayKeyData != NULL)
+		return so->arrayKeyData;
+#endif
+	return scan->keyData;
+}
+
 /* first_preprocess() of a single key, the commonest scan, in short */
 static inline FirstPreprocess
 first_preprocess_one(IndexScanDesc scan, BTScanOpaque so)
 {
-	ScanKey		cur = &scan->keyData[0];
+	ScanKey		cur = first_input_keys(scan, so);
 	ScanKey		out = &so->keyData[0];
 	int			addflags;
 
@@ -270,25 +300,17 @@ first_preprocess_one(IndexScanDesc scan, BTScanOpaque so)
  * the scan's own key, as _bt_fix_scankey_strategy does); the keys are
  * copied column by column, a column's in descending strategy number (>,
  * >=, =, <=, <); a column's keys are required, in the directions their
- * strategies bound, when every column before it has an = key.  17 keeps
- * what an earlier call of the same scan preprocessed.
+ * strategies bound, when every column before it has an = key.
  */
-static FirstPreprocess
-first_preprocess(IndexScanDesc scan, BTScanOpaque so)
+static pg_noinline FirstPreprocess
+first_preprocess_several(IndexScanDesc scan, BTScanOpaque so)
 {
-	ScanKey		keys = scan->keyData;
+	ScanKey		keys = first_input_keys(scan, so);
 	int			n = scan->numberOfKeys;
 	int16	   *indoption = scan->indexRelation->rd_indoption;
 	int			nout = 0;
 	int			equal_columns = 0;
 	bool		required = false;
-
-#if PG_VERSION_NUM >= 170000
-	if (so->numberOfKeys > 0)
-		return FIRST_PREPROCESSED;
-#endif
-	if (n == 1)
-		return first_preprocess_one(scan, so);
 
 	/*
 	 * One pass.  A key is fixed (its flags added, a DESC column's strategy
@@ -352,6 +374,22 @@ first_preprocess(IndexScanDesc scan, BTScanOpaque so)
 	so->qual_ok = true;
 	so->numberOfKeys = nout;
 	return FIRST_PREPROCESSED;
+}
+
+/*
+ * The key preprocessing, a single key's inline (most scans have one); 17
+ * keeps what an earlier call of the same scan preprocessed.
+ */
+static inline FirstPreprocess
+first_preprocess(IndexScanDesc scan, BTScanOpaque so)
+{
+#if PG_VERSION_NUM >= 170000
+	if (so->numberOfKeys > 0)
+		return FIRST_PREPROCESSED;
+#endif
+	if (scan->numberOfKeys == 1)
+		return first_preprocess_one(scan, so);
+	return first_preprocess_several(scan, so);
 }
 
 /*

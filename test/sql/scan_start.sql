@@ -1,6 +1,7 @@
 --
 -- The start of a scan (_bt_first, 15 and 17): for a simple scan (keys,
 -- no array, row or NULL key, not parallel) of an index with compiled code
+-- (15: also each primitive scan of an IN list or = ANY)
 -- the module chooses the keys the scan starts from, builds the insertion
 -- scan key, descends with no stack, searches the leaf and reads it, and
 -- steps on with _bt_next when the leaf has nothing to return.  Answers must
@@ -128,10 +129,22 @@ SELECT count(*) > 0 AS relation_locked
    AND pid = pg_backend_pid();
 COMMIT;
 
--- Keys the server starts: an IN list, IS NULL, a row comparison, no key.
+-- IN lists and = ANY: 15 starts each element's primitive scan with the
+-- current elements as ordinary keys, and the module starts it; from 17 on
+-- _bt_first starts the arrays, and the server does.
+SELECT current_setting('server_version_num')::int < 170000 AS arrays_by_module \gset
 SELECT starts AS before_starts FROM scan_starts('ss_pkey') \gset
-SELECT check_query('SELECT id FROM ss WHERE id IN (4, 8, 15) ORDER BY id') AS in_list,
-       check_query('SELECT nf FROM ss WHERE nf IS NULL LIMIT 3') AS is_null,
+SELECT check_query('SELECT id FROM ss WHERE id IN (4, 8, 15, 7, 120000) ORDER BY id') AS in_list,
+       check_query('SELECT id FROM ss WHERE id = ANY (ARRAY[9, 2, NULL, 40]::int8[]) ORDER BY id DESC') AS any_crosstype,
+       check_query('SELECT id FROM ss WHERE id > ANY (ARRAY[119990, 119994]) ORDER BY id') AS inequality_array,
+       check_query('SELECT dup, id FROM ss WHERE dup IN (3, 1) AND id >= 2500 AND id < 2520 ORDER BY dup, id') AS in_list_and_range,
+       check_query('SELECT id FROM ss WHERE id = ANY (ARRAY[NULL, NULL]::int4[])') AS only_nulls;
+SELECT (starts > :before_starts) = (:'first_redirected' AND :'arrays_by_module') AS arrays_started_as_expected
+  FROM scan_starts('ss_pkey');
+
+-- Keys the server starts: IS NULL, a row comparison, no key.
+SELECT starts AS before_starts FROM scan_starts('ss_pkey') \gset
+SELECT check_query('SELECT nf FROM ss WHERE nf IS NULL LIMIT 3') AS is_null,
        check_query('SELECT dup, id FROM ss WHERE (dup, id) > (3, 2500) ORDER BY dup, id LIMIT 3') AS row_compare,
        check_query('SELECT id FROM ss ORDER BY id LIMIT 3') AS no_key;
 SELECT starts = :before_starts AS ss_pkey_started_by_server FROM scan_starts('ss_pkey');
@@ -140,6 +153,8 @@ SELECT starts = :before_starts AS ss_pkey_started_by_server FROM scan_starts('ss
 -- _bt_first and compared field by field.
 SET btree_jit.verify = on;
 SELECT checked, failures FROM check_queries(ARRAY(SELECT q FROM ss_queries));
+SELECT check_query('SELECT id FROM ss WHERE id IN (4, 8, 15, 7, 120000) ORDER BY id DESC') AS verify_in_list,
+       check_query('SELECT dup, id FROM ss WHERE dup = ANY (ARRAY[5, 3]::int8[]) AND id < 3600 ORDER BY dup DESC, id DESC LIMIT 7') AS verify_any;
 SELECT check_query('SELECT dup FROM ss WHERE dup = 40') AS verify_index_only;
 SELECT (verified > 0) = :'first_redirected' AS verified_counted,
        verified <= starts AS verified_within_starts

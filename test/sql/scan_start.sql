@@ -137,10 +137,12 @@ SELECT starts AS before_starts FROM scan_starts('ss_pkey') \gset
 SELECT check_query('SELECT id FROM ss WHERE id IN (4, 8, 15, 7, 120000) ORDER BY id') AS in_list,
        check_query('SELECT id FROM ss WHERE id = ANY (ARRAY[9, 2, NULL, 40]::int8[]) ORDER BY id DESC') AS any_crosstype,
        check_query('SELECT id FROM ss WHERE id > ANY (ARRAY[119990, 119994]) ORDER BY id') AS inequality_array,
-       check_query('SELECT dup, id FROM ss WHERE dup IN (3, 1) AND id >= 2500 AND id < 2520 ORDER BY dup, id') AS in_list_and_range,
        check_query('SELECT id FROM ss WHERE id = ANY (ARRAY[NULL, NULL]::int4[])') AS only_nulls;
 SELECT (starts > :before_starts) = (:'first_redirected' AND :'arrays_by_module') AS arrays_started_as_expected
   FROM scan_starts('ss_pkey');
+-- (an array with a range: the planner may take either index, and the
+-- range alone on ss_pkey is a simple scan on every major; not counted)
+SELECT check_query('SELECT dup, id FROM ss WHERE dup IN (3, 1) AND id >= 2500 AND id < 2520 ORDER BY dup, id') AS in_list_and_range;
 
 -- Keys the server starts: IS NULL, a row comparison, no key.
 SELECT starts AS before_starts FROM scan_starts('ss_pkey') \gset

@@ -258,34 +258,53 @@ first_input_keys(IndexScanDesc scan, BTScanOpaque so)
 	return scan->keyData;
 }
 
+/* A key the server's preprocessing would reject (it raises the error) */
+static inline bool
+first_key_invalid(ScanKey cur)
+{
+	return cur->sk_attno < 1 || cur->sk_strategy < BTLessStrategyNumber ||
+		cur->sk_strategy > BTGreaterStrategyNumber;
+}
+
+/*
+ * _bt_fix_scankey_strategy for a key of none of the kinds first_simple()
+ * leaves to the server: the column's DESC and NULLS FIRST flags added, a
+ * DESC column's strategy commuted, once (in the scan's own key).
+ */
+static inline void
+first_fix_key(ScanKey cur, const int16 *indoption)
+{
+	int			addflags = indoption[cur->sk_attno - 1] << SK_BT_INDOPTION_SHIFT;
+
+	if ((addflags & SK_BT_DESC) && !(cur->sk_flags & SK_BT_DESC))
+		cur->sk_strategy = BTCommuteStrategyNumber(cur->sk_strategy);
+	cur->sk_flags |= addflags;
+}
+
+/* _bt_mark_scankey_required: the directions a required key's strategy bounds */
+static inline int
+first_required_flags(StrategyNumber strategy)
+{
+	if (strategy == BTEqualStrategyNumber)
+		return SK_BT_REQFWD | SK_BT_REQBKWD;
+	return strategy < BTEqualStrategyNumber ? SK_BT_REQFWD : SK_BT_REQBKWD;
+}
+
 /* first_preprocess() of a single key, the commonest scan, in short */
 static inline FirstPreprocess
 first_preprocess_one(IndexScanDesc scan, BTScanOpaque so)
 {
 	ScanKey		cur = first_input_keys(scan, so);
 	ScanKey		out = &so->keyData[0];
-	int			addflags;
 
-	if (cur->sk_attno < 1 || cur->sk_strategy < BTLessStrategyNumber ||
-		cur->sk_strategy > BTGreaterStrategyNumber)
+	if (first_key_invalid(cur))
 		return FIRST_PREPROCESS_REFUSED;
 	so->qual_ok = true;
-	addflags = scan->indexRelation->rd_indoption[cur->sk_attno - 1] <<
-		SK_BT_INDOPTION_SHIFT;
-	if ((addflags & SK_BT_DESC) && !(cur->sk_flags & SK_BT_DESC))
-		cur->sk_strategy = BTCommuteStrategyNumber(cur->sk_strategy);
-	cur->sk_flags |= addflags;
+	first_fix_key(cur, scan->indexRelation->rd_indoption);
 	memcpy(out, cur, sizeof(ScanKeyData));
 	so->numberOfKeys = 1;
 	if (cur->sk_attno == 1)
-	{
-		if (out->sk_strategy == BTEqualStrategyNumber)
-			out->sk_flags |= SK_BT_REQFWD | SK_BT_REQBKWD;
-		else if (out->sk_strategy < BTEqualStrategyNumber)
-			out->sk_flags |= SK_BT_REQFWD;
-		else
-			out->sk_flags |= SK_BT_REQBKWD;
-	}
+		out->sk_flags |= first_required_flags(out->sk_strategy);
 	return FIRST_PREPROCESSED;
 }
 
@@ -323,16 +342,11 @@ first_preprocess_several(IndexScanDesc scan, BTScanOpaque so)
 	{
 		ScanKey		cur = &keys[i];
 		AttrNumber	attno = cur->sk_attno;
-		int			addflags;
 		ScanKey		out;
 
-		if (attno < 1 || cur->sk_strategy < BTLessStrategyNumber ||
-			cur->sk_strategy > BTGreaterStrategyNumber)
+		if (first_key_invalid(cur))
 			return FIRST_PREPROCESS_REFUSED;
-		addflags = indoption[attno - 1] << SK_BT_INDOPTION_SHIFT;
-		if ((addflags & SK_BT_DESC) && !(cur->sk_flags & SK_BT_DESC))
-			cur->sk_strategy = BTCommuteStrategyNumber(cur->sk_strategy);
-		cur->sk_flags |= addflags;
+		first_fix_key(cur, indoption);
 
 		if (i > 0 && attno <= keys[i - 1].sk_attno)
 		{
@@ -361,15 +375,10 @@ first_preprocess_several(IndexScanDesc scan, BTScanOpaque so)
 		}
 		memcpy(out, cur, sizeof(ScanKeyData));
 		nout++;
+		if (required)
+			out->sk_flags |= first_required_flags(cur->sk_strategy);
 		if (cur->sk_strategy == BTEqualStrategyNumber)
-		{
 			equal_columns++;
-			if (required)
-				out->sk_flags |= SK_BT_REQFWD | SK_BT_REQBKWD;
-		}
-		else if (required)
-			out->sk_flags |= cur->sk_strategy < BTEqualStrategyNumber ?
-				SK_BT_REQFWD : SK_BT_REQBKWD;
 	}
 	so->qual_ok = true;
 	so->numberOfKeys = nout;

@@ -20,7 +20,9 @@
  * the start of a simple scan _bt_first (with its helpers
  * _bt_initialize_more_data and _bt_drop_lock_and_maybe_pin, _bt_next
  * and _bt_steppage, on whose equivalence after an empty first page it
- * rests, the preprocessing of a single key, _bt_metaversion's cached
+ * rests, 18's _bt_readfirstpage and btrescan's choice of dropPin, the key
+ * preprocessing of the patterns it does itself and, on 18, when skip
+ * arrays are added, _bt_metaversion's cached
  * answer, and the insertion key entry of index_getprocinfo,
  * ScanKeyEntryInitializeWithInfo and fmgr_info_copy).  19's
  * sort source is not served here; there the layout's read-back at every
@@ -175,6 +177,22 @@ BTJIT_MIRROR(GETBUF, 18, "src/backend/storage/buffer/bufmgr.c", "PinBufferForBlo
 BTJIT_MIRROR(SEARCH, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_search", "6dce63f3601fe246")
 BTJIT_MIRROR(SEARCH, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_moveright", "d02db4129caf6945")
 BTJIT_MIRROR(GETBUF, 18, "src/backend/access/nbtree/nbtpage.c", "_bt_checkpage", "7e7b79f802c0f1c9")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_first", "878269df2f355f12")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_readfirstpage", "ac8c58f1e463366f")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_drop_lock_and_maybe_pin", "6be6d97d647dd827")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "9eed3b23c2a5227d")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_steppage", "67f27dd97b68b996")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_returnitem", "f4615a2f224efe04")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtree.c", "btrescan", "38610dbaf0259af1")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtpreprocesskeys.c", "_bt_preprocess_keys", "0ac65cee0f53ed4d")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtpreprocesskeys.c", "_bt_fix_scankey_strategy", "fcdd6490cdc997be")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtpreprocesskeys.c", "_bt_mark_scankey_required", "931b781a510b5b5f")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtpreprocesskeys.c", "_bt_num_array_keys", "8ca2cc3f599b2083")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtpreprocesskeys.c", "_bt_preprocess_array_keys", "4e9d80e40f4c8a27")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtpage.c", "_bt_metaversion", "613447089f349951")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/index/indexam.c", "index_getprocinfo", "88825de99ecb0e47")
+BTJIT_MIRROR(FIRST, 18, "src/backend/access/common/scankey.c", "ScanKeyEntryInitializeWithInfo", "60e029d769461304")
+BTJIT_MIRROR(FIRST, 18, "src/backend/utils/fmgr/fmgr.c", "fmgr_info_copy", "8b2705db720aa557")
 BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
 
 /*

@@ -114,13 +114,18 @@
 
 /*
  * _bt_first, the start of a scan: the module starts simple scans itself on
- * 15 and 17, whose _bt_first reads the first page with _bt_readpage and,
- * when that returns nothing, steps on with _bt_steppage (the module: with
- * _bt_next, src/README "The scan start").  18 moved that into the static
- * _bt_readfirstpage and changed how a page's pin is dropped.
+ * 15, 17 and 18, whose _bt_first reads the first page with _bt_readpage
+ * and, when that returns nothing, steps on with _bt_steppage (the module:
+ * with _bt_next, src/README "The scan start"; 18 does both in its static
+ * _bt_readfirstpage).  18 drops a page's pin by so->dropPin, taking the
+ * page's LSN only then, and adds skip arrays for columns with no = key
+ * before a column with a key (BTJIT_SCAN_START_SKIP_ARRAYS).
  */
-#if defined(BTJIT_READPAGE_REDIRECTABLE) && PG_VERSION_NUM < 180000
+#if defined(BTJIT_READPAGE_REDIRECTABLE) && PG_VERSION_NUM < 190000
 #define BTJIT_SCAN_START 1
+#endif
+#if PG_VERSION_NUM >= 180000
+#define BTJIT_SCAN_START_SKIP_ARRAYS 1
 #endif
 
 /*

@@ -163,14 +163,15 @@ BTJIT_TARGET(SEARCH, search, "_bt_search", BTJIT_LOCATE_EXPORTED, BINSRCH,
 			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Descents run the server's _bt_search, which calls the compiled page search level by level.")
 /*
- * The start of a simple scan, 15 and 17: _bt_first for a scan with keys
- * and nothing else (no array, row or NULL key, not parallel) on an index
- * with compiled code, from the keys to the first item: the insertion scan
- * key, the descent with no stack (the rows above), the leaf's compiled
- * page search and the module's leaf read, called directly.  18
- * restructured _bt_first (_bt_readfirstpage): not done.
+ * The start of a simple scan, 15 to 18: _bt_first for a scan with keys
+ * and nothing else (no array, row or NULL key, not parallel; on 18 no
+ * skip array either) on an index with compiled code, from the keys to the
+ * first item: the insertion scan key, the descent with no stack (the rows
+ * above), the leaf's compiled page search and the module's leaf read,
+ * called directly.  19's _bt_first calls a leaf read the module does not
+ * own: not done.
  */
 BTJIT_TARGET(FIRST, first, "_bt_first", BTJIT_LOCATE_EXPORTED, READPAGE,
 			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, scan_starts,
-			 15, 17, BTJIT_RELEASES_CHECKED,
+			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Scans start with the server's _bt_first, which calls the compiled descent and leaf read through their redirects.")

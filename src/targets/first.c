@@ -1,35 +1,37 @@
 /*-------------------------------------------------------------------------
  *
  * first.c
- *	  The redirected _bt_first (PostgreSQL 15 and 17): the start of a
+ *	  The redirected _bt_first (PostgreSQL 15, 17 and 18): the start of a
  *	  simple scan of an index with compiled code, from its scan keys to the
  *	  first item, on the module's descent and leaf read, with no call
  *	  through a redirect on the way.
  *
  * For a scan with one or more keys and nothing else (no array, row,
- * NULL or IS [NOT] NULL key, not parallel; on 15 each primitive scan of an
- * array scan too, whose keys hold the arrays' current elements) the
- * module does what the server's _bt_first does, in the same order: the
- * key preprocessing (the module's where the outcome depends on the keys'
- * kinds, not their values: per column one key or a lower and an upper
- * bound; else the server's _bt_preprocess_keys, which compares the values
- * of keys on one column), the choice of the keys the scan starts from
+ * NULL or IS [NOT] NULL key, not parallel, on 18 no skip array; on 15 each
+ * primitive scan of an array scan too, whose keys hold the arrays' current
+ * elements) the module does what the server's _bt_first does, in the same
+ * order: the key preprocessing (the module's where the outcome depends on
+ * the keys' kinds, not their values: per column one key or a lower and an
+ * upper bound; else the server's _bt_preprocess_keys, which compares the
+ * values of keys on one column), the choice of the keys the scan starts from
  * (each column's = key, else its bound on the side the scan starts from,
  * column by column while they are =), the insertion scan key built from
  * them, the index scan counted, the descent (targets/descent.c, with no
- * stack: the server's frees it unread), the predicate lock of the leaf,
- * the leaf's page search (compiled, called directly) and its leaf read
- * (targets/readpage.c).  A leaf with nothing to return goes on with the
- * server's _bt_next, which then does exactly what _bt_first's own call of
- * _bt_steppage would (src/README, "The scan start").
+ * stack: the server's frees it unread), the predicate lock of the leaf
+ * (18: the leaf read's), the leaf's page search (compiled, called
+ * directly) and its leaf read (targets/readpage.c).  A leaf with nothing
+ * to return goes on with the server's _bt_next, which then does exactly
+ * what _bt_first's own call of _bt_steppage would (18: _bt_readfirstpage's;
+ * src/README, "The scan start").
  *
  * Everything else is the server's _bt_first, decided before anything is
  * done but the key preprocessing, which the server's function then repeats
- * (15) or keeps (17) with the same result: no keys (_bt_endpoint), a
+ * (15) or keeps (17, 18) with the same result: no keys (_bt_endpoint), a
  * start the server takes from an implied NOT NULL key, keys the
  * preprocessing found contradictory, a cross-type key whose comparison
- * procedure is missing (the server raises the error), 18's restructured
- * _bt_first (its row ends at 17), and every scan while the module is off.
+ * procedure is missing (the server raises the error), on 18 keys whose
+ * preprocessing adds skip arrays (a column with no = key before a column
+ * with a key), and every scan while the module is off.
  *
  * verify mode: the module's key preprocessing must be the server's, byte
  * for byte; the server's _bt_first, the module and the server's again
@@ -107,6 +109,32 @@ typedef struct FirstStart
 	 SK_SEARCHNOTNULL)
 #endif
 
+#ifdef BTJIT_SCAN_START_SKIP_ARRAYS
+/*
+ * Whether 18's preprocessing adds skip arrays to these keys: one for each
+ * column without an = key that comes before a column with a key (the keys
+ * are in column order).  Such a scan is the server's, decided before any
+ * preprocessing, so that its keys are preprocessed once, by the server.
+ */
+static inline bool
+first_skips_columns(IndexScanDesc scan)
+{
+	AttrNumber	equal_through = 0;	/* columns 1 .. this have an = key */
+
+	for (int i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScanKey		cur = &scan->keyData[i];
+
+		if (cur->sk_attno > equal_through + 1)
+			return true;
+		if (cur->sk_attno == equal_through + 1 &&
+			cur->sk_strategy == BTEqualStrategyNumber)
+			equal_through++;
+	}
+	return false;
+}
+#endif
+
 static inline bool
 first_simple(IndexScanDesc scan)
 {
@@ -125,6 +153,10 @@ first_simple(IndexScanDesc scan)
 	for (int i = 0; i < scan->numberOfKeys; i++)
 		if (scan->keyData[i].sk_flags & FIRST_KEYS_LEFT_TO_SERVER)
 			return false;
+#ifdef BTJIT_SCAN_START_SKIP_ARRAYS
+	if (first_skips_columns(scan))
+		return false;
+#endif
 	return true;
 }
 
@@ -158,6 +190,16 @@ first_choose(BTScanOpaque so, ScanDirection dir, FirstStart *start)
 		{
 			ScanKey		cur = &keys[i];
 
+#ifdef BTJIT_SCAN_START_SKIP_ARRAYS
+
+			/*
+			 * 18 starts from required keys only, the first of a column's on
+			 * the scan's side (preprocessing leaves at most one): a key that
+			 * is not required is the server's to place.
+			 */
+			if (!(cur->sk_flags & (SK_BT_REQFWD | SK_BT_REQBKWD)))
+				return false;
+#endif
 			switch (cur->sk_strategy)
 			{
 				case BTEqualStrategyNumber:
@@ -571,21 +613,84 @@ first_position_begin(BTScanOpaque so, ScanDirection dir)
 	so->markItemIndex = -1;
 }
 
+/* The index scan count of pg_stat's, in the relation's pending counts */
+#if PG_VERSION_NUM >= 160000
+#define FIRST_NUMSCANS(rel) ((rel)->pgstat_info->counts.numscans)
+#else
+#define FIRST_NUMSCANS(rel) ((rel)->pgstat_info->t_counts.t_numscans)
+#endif
+
 /*
  * The page's lock is released; so is its pin where no index-only scan
  * needs the page kept and the snapshot and WAL let the scan drop it (the
- * server's _bt_drop_lock_and_maybe_pin).
+ * server's _bt_drop_lock_and_maybe_pin).  18 decides that once per scan
+ * (so->dropPin, btrescan's) and takes the page's LSN only when it drops
+ * the pin, for _bt_killitems to see whether the page changed since.
  */
 static inline void
 first_drop_lock(IndexScanDesc scan, BTScanOpaque so)
 {
+#if PG_VERSION_NUM >= 180000
+	if (so->dropPin)
+		so->currPos.lsn = BufferGetLSNAtomic(so->currPos.buf);
+	_bt_unlockbuf(scan->indexRelation, so->currPos.buf);
+	if (so->dropPin)
+#else
 	_bt_unlockbuf(scan->indexRelation, so->currPos.buf);
 	if (IsMVCCSnapshot(scan->xs_snapshot) &&
 		RelationNeedsWAL(scan->indexRelation) && !scan->xs_want_itup)
+#endif
 	{
 		ReleaseBuffer(so->currPos.buf);
 		so->currPos.buf = InvalidBuffer;
 	}
+}
+
+/*
+ * An index search counted in the relation's statistics and, from 18, in
+ * the scan's instrumentation (EXPLAIN ANALYZE's "Index Searches").
+ */
+static inline void
+first_count_search(IndexScanDesc scan)
+{
+	pgstat_count_index_scan(scan->indexRelation);
+#if PG_VERSION_NUM >= 180000
+	if (scan->instrument)
+		scan->instrument->nsearches++;
+#endif
+}
+
+/* The searches counted so far, for verify to take a start's count back */
+typedef struct FirstSearchCounts
+{
+	int64		numscans;
+	uint64		nsearches;
+} FirstSearchCounts;
+
+static inline void
+first_search_counts_take(IndexScanDesc scan, FirstSearchCounts *c)
+{
+	Relation	rel = scan->indexRelation;
+
+	c->numscans = rel->pgstat_info != NULL ? FIRST_NUMSCANS(rel) : 0;
+#if PG_VERSION_NUM >= 180000
+	c->nsearches = scan->instrument != NULL ? scan->instrument->nsearches : 0;
+#else
+	c->nsearches = 0;
+#endif
+}
+
+static inline void
+first_search_counts_restore(IndexScanDesc scan, const FirstSearchCounts *c)
+{
+	Relation	rel = scan->indexRelation;
+
+	if (rel->pgstat_info != NULL)
+		FIRST_NUMSCANS(rel) = c->numscans;
+#if PG_VERSION_NUM >= 180000
+	if (scan->instrument != NULL)
+		scan->instrument->nsearches = c->nsearches;
+#endif
 }
 
 /*
@@ -610,6 +715,11 @@ first_run(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc,
 			break;
 		case FIRST_PREPROCESS_BY_SERVER:
 			_bt_preprocess_keys(scan);
+#ifdef BTJIT_SCAN_START_SKIP_ARRAYS
+			/* (first_skips_columns() saw to it that no skip array was added) */
+			if (unlikely(so->numArrayKeys != 0))
+				return FIRST_SERVER;
+#endif
 			break;
 		case FIRST_PREPROCESS_REFUSED:
 			return FIRST_SERVER;
@@ -618,7 +728,7 @@ first_run(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc,
 		!first_insertion_key(rel, &start, &key))
 		return FIRST_SERVER;
 	if (count)
-		pgstat_count_index_scan(rel);
+		first_count_search(scan);
 	dc->ix->counts.jit_scan_starts++;
 
 	btjit_descend_scan(dc, rel, &key, &buf, scan->xs_snapshot);
@@ -636,7 +746,10 @@ first_run(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc,
 			return FIRST_NONE;
 		}
 	}
+#if PG_VERSION_NUM < 180000
+	/* 18's leaf read takes the lock */
 	PredicateLockPage(rel, BufferGetBlockNumber(buf), scan->xs_snapshot);
+#endif
 	first_position_begin(so, dir);
 	offnum = btjit_descent_leaf_search(dc, rel, &key, buf);
 	if (!BTJIT_LEAF_BACKWARD && start.backward)
@@ -679,11 +792,6 @@ first_run(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc,
  * scan count of pg_stat count one run, the last (the buffer statistics
  * count all three).
  */
-#if PG_VERSION_NUM >= 160000
-#define FIRST_NUMSCANS(rel) ((rel)->pgstat_info->counts.numscans)
-#else
-#define FIRST_NUMSCANS(rel) ((rel)->pgstat_info->t_counts.t_numscans)
-#endif
 
 /* What a start left: its result and the scan's position. */
 typedef struct FirstResult
@@ -767,8 +875,8 @@ first_keys_take(IndexScanDesc scan, FirstKeys *k)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
 
-	k->keys = palloc(sizeof(ScanKeyData) * scan->numberOfKeys);
 	k->nkeys = so->numberOfKeys;
+	k->keys = palloc(sizeof(ScanKeyData) * Max(k->nkeys, 1));
 	k->qual_ok = so->qual_ok;
 	memcpy(k->keys, so->keyData, sizeof(ScanKeyData) * k->nkeys);
 }
@@ -814,17 +922,18 @@ static bool
 first_verify_server(IndexScanDesc scan, ScanDirection dir, BtjitIndex *ix,
 					const FirstResult *before, FirstResult *r, bool undo)
 {
-	Relation	rel = scan->indexRelation;
 	BtjitIndexStats counts = ix->counts;
-	bool		found = BTJIT_STOCK_FIRST(scan, dir);
+	FirstSearchCounts searches;
+	bool		found;
 
+	first_search_counts_take(scan, &searches);
+	found = BTJIT_STOCK_FIRST(scan, dir);
 	first_result_take(scan, found, r);
 	if (undo)
 	{
 		first_rewind(scan, before);
 		ix->counts = counts;
-		if (rel->pgstat_info != NULL)
-			FIRST_NUMSCANS(rel)--;
+		first_search_counts_restore(scan, &searches);
 	}
 	return found;
 }

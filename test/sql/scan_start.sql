@@ -1,7 +1,8 @@
 --
--- The start of a scan (_bt_first, 15 and 17): for a simple scan (keys,
--- no array, row or NULL key, not parallel) of an index with compiled code
--- (15: also each primitive scan of an IN list or = ANY)
+-- The start of a scan (_bt_first, 15, 17 and 18): for a simple scan
+-- (keys, no array, row or NULL key, not parallel; on 18 no skip array) of
+-- an index with compiled code (15: also each primitive scan of an IN list
+-- or = ANY)
 -- the module chooses the keys the scan starts from, builds the insertion
 -- scan key, descends with no stack, searches the leaf and reads it, and
 -- steps on with _bt_next when the leaf has nothing to return.  Answers must
@@ -10,8 +11,8 @@
 -- cross-type keys, index-only scans, empty and one-page indexes, runs that
 -- start at a page's end, cursors moving both ways, mark and restore, and
 -- serializable scans of an empty index; verify must start every such scan
--- the server's way too.  On 18 and 19 the server starts every scan: the
--- counters stay zero.
+-- the server's way too.  On 19 the server starts every scan: the counters
+-- stay zero.
 --
 SET btree_jit.compile_threshold = 0;
 SET client_min_messages = warning;	-- earlier tests may have created it
@@ -23,7 +24,7 @@ LANGUAGE sql AS $$
     SELECT coalesce(sum(s.jit_scan_starts), 0), coalesce(sum(s.verified_scan_starts), 0)
       FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
 $$;
--- does this server redirect _bt_first?  (15 and 17 only)
+-- does this server redirect _bt_first?  (15, 17 and 18)
 SELECT position('_bt_first redirected' IN reason) > 0 AS first_redirected
   FROM btree_jit_status() \gset
 
@@ -151,17 +152,63 @@ SELECT check_query('SELECT nf FROM ss WHERE nf IS NULL LIMIT 3') AS is_null,
        check_query('SELECT id FROM ss ORDER BY id LIMIT 3') AS no_key;
 SELECT starts = :before_starts AS ss_pkey_started_by_server FROM scan_starts('ss_pkey');
 
+-- A key after a column with no = key: 18's preprocessing adds a skip
+-- array for that column, and the server starts the scan; 15 and 17 start
+-- from the leading bound, and so does the module.  A key on the second
+-- column alone starts from the index's end: the server's everywhere.
+CREATE TABLE ss_gap (a int4, b int4);
+INSERT INTO ss_gap SELECT g % 50, g FROM generate_series(1, 20000) g;
+CREATE INDEX ss_gap_ab ON ss_gap (a, b);
+VACUUM ANALYZE ss_gap;
+-- (its first search compiles its shape: the scans counted come after)
+SELECT count(*) AS primed FROM ss_gap WHERE a = 3 AND b < 100;
+SELECT current_setting('server_version_num')::int >= 180000 AS skip_arrays \gset
+SELECT check_query('SELECT a, b FROM ss_gap WHERE a >= 47 AND b = 4049') AS bound_then_key,
+       check_query('SELECT a, b FROM ss_gap WHERE b < 30 ORDER BY a DESC, b DESC') AS second_column_only;
+SELECT (starts > 0) = (:'first_redirected' AND NOT :'skip_arrays') AS gap_started_as_expected
+  FROM scan_starts('ss_gap_ab');
+SELECT check_query('SELECT a, b FROM ss_gap WHERE a = 47 AND b >= 4000 AND b < 4200 ORDER BY a DESC, b DESC') AS no_gap;
+SELECT (starts > 0) = :'first_redirected' AS no_gap_started
+  FROM scan_starts('ss_gap_ab');
+
+-- EXPLAIN ANALYZE's "Index Searches" (18 on; absent before) counts the
+-- module's starts as the server's: a nested loop's five probes.
+CREATE FUNCTION index_searches(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q
+        INTO plan;
+    RETURN coalesce((SELECT string_agg(v::text, ',')
+                       FROM jsonb_path_query(plan, 'strict $.**."Index Searches"') v),
+                    'none');
+END $$;
+SELECT starts AS before_starts FROM scan_starts('ss_pkey') \gset
+SET btree_jit.enabled = on;
+SELECT index_searches('SELECT x.id FROM generate_series(1, 5) g, LATERAL (SELECT id FROM ss WHERE id = g * 2) x') AS searches_on \gset
+SET btree_jit.enabled = off;
+SELECT index_searches('SELECT x.id FROM generate_series(1, 5) g, LATERAL (SELECT id FROM ss WHERE id = g * 2) x') AS searches_off \gset
+SET btree_jit.enabled = on;
+SELECT :'searches_on' = :'searches_off' AS index_searches_as_server,
+       :'searches_on' IN ('5', 'none') AS index_searches_counted;
+SELECT (starts - :before_starts = 5) = :'first_redirected' AS explain_probes_started
+  FROM scan_starts('ss_pkey');
+
 -- verify: each start the module makes is made again by the server's
 -- _bt_first and compared field by field.
 SET btree_jit.verify = on;
 SELECT checked, failures FROM check_queries(ARRAY(SELECT q FROM ss_queries));
 SELECT check_query('SELECT id FROM ss WHERE id IN (4, 8, 15, 7, 120000) ORDER BY id DESC') AS verify_in_list,
        check_query('SELECT dup, id FROM ss WHERE dup = ANY (ARRAY[5, 3]::int8[]) AND id < 3600 ORDER BY dup DESC, id DESC LIMIT 7') AS verify_any;
-SELECT check_query('SELECT dup FROM ss WHERE dup = 40') AS verify_index_only;
+SELECT check_query('SELECT dup FROM ss WHERE dup = 40') AS verify_index_only,
+       check_query('SELECT a, b FROM ss_gap WHERE a >= 47 AND b = 4049') AS verify_gap,
+       check_query('SELECT a, b FROM ss_gap WHERE a = 47 AND b > 4000 ORDER BY a, b LIMIT 3') AS verify_no_gap;
+SELECT index_searches('SELECT x.id FROM generate_series(1, 5) g, LATERAL (SELECT id FROM ss WHERE id = g * 2) x') = :'searches_off' AS verify_index_searches_as_server;
 SELECT (verified > 0) = :'first_redirected' AS verified_counted,
        verified <= starts AS verified_within_starts
   FROM scan_starts('ss_pkey');
 SET btree_jit.verify = off;
 
-DROP TABLE ss, ss_empty, ss_small, ss_queries;
-DROP FUNCTION scan_starts(regclass);
+DROP TABLE ss, ss_empty, ss_small, ss_queries, ss_gap;
+DROP FUNCTION scan_starts(regclass), index_searches(text);

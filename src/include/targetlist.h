@@ -168,8 +168,8 @@ BTJIT_TARGET(SEARCH, search, "_bt_search", BTJIT_LOCATE_EXPORTED, BINSRCH,
  * skip array either) on an index with compiled code, from the keys to the
  * first item: the insertion scan key, the descent with no stack (the rows
  * above), the leaf's compiled page search and the module's leaf read,
- * called directly.  19's _bt_first calls a leaf read the module does not
- * own: not done.
+ * called directly.  19: the start rests on the descent, which the module
+ * does not have there (the rows above end at 18).
  */
 BTJIT_TARGET(FIRST, first, "_bt_first", BTJIT_LOCATE_EXPORTED, READPAGE,
 			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, scan_starts,

@@ -514,10 +514,11 @@ first_cross_forget(Datum arg, int cacheid, uint32 hashvalue)
 /*
  * The procedure, or NULL when the family has none (not remembered).  The
  * search starts after the entry found last: the keys of one scan were
- * entered one after the other, and are looked up in that order.
+ * entered one after the other, and are looked up in that order.  That
+ * entry is tried inline (first_cross_proc()), the rest out of line.
  */
-static const FmgrInfo *
-first_cross_proc(Oid opfamily, Oid lefttype, Oid righttype)
+static pg_noinline const FmgrInfo *
+first_cross_proc_search(Oid opfamily, Oid lefttype, Oid righttype)
 {
 	uint64		types = FIRST_CROSS_TYPES(lefttype, righttype);
 	FirstCrossProc *e;
@@ -555,6 +556,22 @@ first_cross_proc(Oid opfamily, Oid lefttype, Oid righttype)
 	if (first_cross_used < FIRST_CROSS_PROCS)
 		first_cross_used++;
 	return &e->proc;
+}
+
+static inline const FmgrInfo *
+first_cross_proc(Oid opfamily, Oid lefttype, Oid righttype)
+{
+	int			i = first_cross_last + 1 < first_cross_used ? first_cross_last + 1 : 0;
+	FirstCrossProc *e = &first_cross_procs[i];
+
+	if (likely(i < first_cross_used &&
+			   e->types == FIRST_CROSS_TYPES(lefttype, righttype) &&
+			   e->opfamily == opfamily))
+	{
+		first_cross_last = i;
+		return &e->proc;
+	}
+	return first_cross_proc_search(opfamily, lefttype, righttype);
 }
 
 /*

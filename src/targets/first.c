@@ -648,15 +648,17 @@ static inline void
 first_drop_lock(IndexScanDesc scan, BTScanOpaque so)
 {
 #if PG_VERSION_NUM >= 180000
-	if (so->dropPin)
+	bool		drop_pin = so->dropPin;
+
+	if (drop_pin)
 		so->currPos.lsn = BufferGetLSNAtomic(so->currPos.buf);
-	_bt_unlockbuf(scan->indexRelation, so->currPos.buf);
-	if (so->dropPin)
 #else
-	_bt_unlockbuf(scan->indexRelation, so->currPos.buf);
-	if (IsMVCCSnapshot(scan->xs_snapshot) &&
-		RelationNeedsWAL(scan->indexRelation) && !scan->xs_want_itup)
+	bool		drop_pin = IsMVCCSnapshot(scan->xs_snapshot) &&
+		RelationNeedsWAL(scan->indexRelation) && !scan->xs_want_itup;
 #endif
+
+	_bt_unlockbuf(scan->indexRelation, so->currPos.buf);
+	if (drop_pin)
 	{
 		ReleaseBuffer(so->currPos.buf);
 		so->currPos.buf = InvalidBuffer;

@@ -303,5 +303,53 @@ SELECT i.stock_checks + i.stock_leafreads = (SELECT sum(calls) FROM btree_jit_st
                                               WHERE c.indexrelid = i.indexrelid) AS totals_match
   FROM btree_jit_indexes i WHERE i.indexrelid = 'lrn_ab'::regclass;
 
+-- Long runs of a plain index scan (the heap's ctid asked for, so no
+-- index-only scan): the walk saves a run's TIDs in a loop of its own,
+-- which must take posting lists (a deduplicated index on a column of few
+-- values, with single tuples between them) and skip dead items as the
+-- server does, forward and backward, in full ranges and LIMIT 1 probes.
+CREATE TABLE lrp (k int4 NOT NULL, v int4 NOT NULL);
+INSERT INTO lrp
+SELECT CASE WHEN g % 7 = 0 THEN g ELSE g % 40 END, g
+  FROM generate_series(1, 40000) g;
+CREATE INDEX lrp_k ON lrp (k);
+VACUUM ANALYZE lrp;
+CREATE TABLE lrp_queries (q text);
+INSERT INTO lrp_queries VALUES
+  ('SELECT ctid, k FROM lrp WHERE k BETWEEN 3 AND 20'),
+  ('SELECT ctid, k FROM lrp WHERE k >= 35 AND k < 3000 ORDER BY k DESC'),
+  ('SELECT ctid FROM lrp WHERE k = 17'),
+  ('SELECT ctid, k FROM lrp WHERE k <= 12 ORDER BY k DESC LIMIT 1'),
+  ('SELECT ctid, k FROM lrp WHERE k >= 100 ORDER BY k LIMIT 1'),
+  ('SELECT count(*), min(ctid), max(ctid) FROM lrp WHERE k > 5');
+CREATE FUNCTION lrp_check(verify boolean, OUT checked int, OUT failures text[])
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('btree_jit.verify', verify::text, true);
+    PERFORM set_config('enable_indexonlyscan', 'off', true);
+    SELECT c.checked, c.failures INTO checked, failures
+      FROM check_queries(ARRAY(SELECT q FROM lrp_queries)) c;
+END $$;
+CREATE TEMP TABLE lrp_before AS
+  SELECT jit_leafreads, verified_leafreads FROM btree_jit_index_stats()
+   WHERE indexrelid = 'lrp_k'::regclass
+  UNION ALL SELECT 0, 0 LIMIT 1;
+SELECT * FROM lrp_check(true);
+SELECT * FROM lrp_check(false);
+-- dead items inside the runs, marked by a scan of the index
+DELETE FROM lrp WHERE v % 5 = 0;
+SET enable_indexonlyscan = off;
+SELECT count(*) FROM lrp WHERE k >= 0;
+RESET enable_indexonlyscan;
+SELECT * FROM lrp_check(true);
+SELECT * FROM lrp_check(false);
+-- the module read those pages itself, and verify read them again
+SELECT s.jit_leafreads > b.jit_leafreads AS read_by_module,
+       s.verified_leafreads > b.verified_leafreads AS verified
+  FROM btree_jit_index_stats() s, lrp_before b
+ WHERE s.indexrelid = 'lrp_k'::regclass;
+DROP TABLE lrp, lrp_queries, lrp_before;
+DROP FUNCTION lrp_check(boolean);
+
 DROP TABLE lr, lr_queries, lrs, lrs_before, lrn;
 DROP FUNCTION lr_check(boolean);

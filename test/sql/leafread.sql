@@ -41,13 +41,21 @@ INSERT INTO lr_queries VALUES
   ('SELECT count(*), sum(v), min(pad) FROM (SELECT v, pad FROM lr WHERE k BETWEEN 5 AND 45 ORDER BY k DESC, v) s'),
   ('SELECT count(*), sum(v) FROM (SELECT v FROM lr WHERE k BETWEEN 5 AND 45 ORDER BY k, v DESC) s');
 
--- check_queries without the module's verify, and with it
-CREATE FUNCTION lr_check(verify boolean, OUT checked int, OUT failures text[])
+-- check_queries without the module's verify, and with it, over the
+-- queries of a table (lr_queries unless named), index-only scans allowed
+-- unless said
+CREATE FUNCTION lr_check(verify boolean, queries text DEFAULT 'lr_queries',
+                         indexonly boolean DEFAULT true,
+                         OUT checked int, OUT failures text[])
 LANGUAGE plpgsql AS $$
+DECLARE
+    qs text[];
 BEGIN
     PERFORM set_config('btree_jit.verify', verify::text, true);
+    PERFORM set_config('enable_indexonlyscan', indexonly::text, true);
+    EXECUTE format('SELECT array_agg(q) FROM %I', queries) INTO qs;
     SELECT c.checked, c.failures INTO checked, failures
-      FROM check_queries(ARRAY(SELECT q FROM lr_queries)) c;
+      FROM check_queries(qs) c;
 END $$;
 
 SELECT * FROM lr_check(true);
@@ -322,34 +330,25 @@ INSERT INTO lrp_queries VALUES
   ('SELECT ctid, k FROM lrp WHERE k <= 12 ORDER BY k DESC LIMIT 1'),
   ('SELECT ctid, k FROM lrp WHERE k >= 100 ORDER BY k LIMIT 1'),
   ('SELECT count(*), min(ctid), max(ctid) FROM lrp WHERE k > 5');
-CREATE FUNCTION lrp_check(verify boolean, OUT checked int, OUT failures text[])
-LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM set_config('btree_jit.verify', verify::text, true);
-    PERFORM set_config('enable_indexonlyscan', 'off', true);
-    SELECT c.checked, c.failures INTO checked, failures
-      FROM check_queries(ARRAY(SELECT q FROM lrp_queries)) c;
-END $$;
 CREATE TEMP TABLE lrp_before AS
   SELECT jit_leafreads, verified_leafreads FROM btree_jit_index_stats()
    WHERE indexrelid = 'lrp_k'::regclass
   UNION ALL SELECT 0, 0 LIMIT 1;
-SELECT * FROM lrp_check(true);
-SELECT * FROM lrp_check(false);
+SELECT * FROM lr_check(true, 'lrp_queries', false);
+SELECT * FROM lr_check(false, 'lrp_queries', false);
 -- dead items inside the runs, marked by a scan of the index
 DELETE FROM lrp WHERE v % 5 = 0;
 SET enable_indexonlyscan = off;
 SELECT count(*) FROM lrp WHERE k >= 0;
 RESET enable_indexonlyscan;
-SELECT * FROM lrp_check(true);
-SELECT * FROM lrp_check(false);
+SELECT * FROM lr_check(true, 'lrp_queries', false);
+SELECT * FROM lr_check(false, 'lrp_queries', false);
 -- the module read those pages itself, and verify read them again
 SELECT s.jit_leafreads > b.jit_leafreads AS read_by_module,
        s.verified_leafreads > b.verified_leafreads AS verified
   FROM btree_jit_index_stats() s, lrp_before b
  WHERE s.indexrelid = 'lrp_k'::regclass;
 DROP TABLE lrp, lrp_queries, lrp_before;
-DROP FUNCTION lrp_check(boolean);
 
 DROP TABLE lr, lr_queries, lrs, lrs_before, lrn;
-DROP FUNCTION lr_check(boolean);
+DROP FUNCTION lr_check(boolean, text, boolean);

@@ -673,10 +673,11 @@ leafread_matched(LeafreadPage *lp)
  * the common case: the heap TIDs of the live items after 'from' up to
  * 'end'.  gcc's -O2 does not unswitch loops, so the callers instantiate
  * this once per direction and per skip_dead by hand; the item is a
- * pointer walked rather than an index multiplied, and the offset an int
+ * pointer walked rather than an index multiplied, and the offset 64 bits
  * rather than a uint16 widened at every use.  Against the general loop
- * that saves about ten instructions a tuple (bench/README.md, "The save
- * loop").  A posting list goes to leafread_save_posting.
+ * that saves about 13 instructions a tuple (bench/README.md, "A run's
+ * TIDs saved in a loop of their own").  A posting list goes to
+ * leafread_save_posting.
  */
 static pg_attribute_always_inline int
 leafread_save_tids(Page page, BTScanPosItem *items, int from, int end,

@@ -51,6 +51,7 @@
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -575,10 +576,80 @@ first_cross_proc(Oid opfamily, Oid lefttype, Oid righttype)
 }
 
 /*
+ * A cross-type integer key whose value the column's type holds exactly,
+ * as a key of the column's type: its value converted and the column's own
+ * procedure.  The built-in cross-type procedures of integer_ops compare
+ * both values widened to 64 bits, as the column's own compares two of its
+ * values, so the sign of every comparison, and with it every page search
+ * of the scan, is the same; the compiled page search then decodes the key
+ * as it decodes a key of the column's type, with nothing to tell apart at
+ * each level.  Only for the built-in procedures (a family changed by
+ * ALTER OPERATOR FAMILY keeps its own); a value out of the column's range
+ * keeps the cross-type key.
+ */
+static inline bool
+first_int_narrow(const FmgrInfo *cross, const FmgrInfo *own, Datum arg,
+				 Datum *narrowed)
+{
+	int64		v;
+	Oid			ownproc;
+
+	/* the key's value by the right type, the column's procedure by the left */
+	switch (cross->fn_oid)
+	{
+		case F_BTINT24CMP:
+			v = DatumGetInt32(arg);
+			ownproc = F_BTINT2CMP;
+			break;
+		case F_BTINT28CMP:
+			v = DatumGetInt64(arg);
+			ownproc = F_BTINT2CMP;
+			break;
+		case F_BTINT42CMP:
+			v = DatumGetInt16(arg);
+			ownproc = F_BTINT4CMP;
+			break;
+		case F_BTINT48CMP:
+			v = DatumGetInt64(arg);
+			ownproc = F_BTINT4CMP;
+			break;
+		case F_BTINT82CMP:
+			v = DatumGetInt16(arg);
+			ownproc = F_BTINT8CMP;
+			break;
+		case F_BTINT84CMP:
+			v = DatumGetInt32(arg);
+			ownproc = F_BTINT8CMP;
+			break;
+		default:
+			return false;
+	}
+	if (own->fn_oid != ownproc)
+		return false;
+	switch (ownproc)
+	{
+		case F_BTINT2CMP:
+			if (v < PG_INT16_MIN || v > PG_INT16_MAX)
+				return false;
+			*narrowed = Int16GetDatum((int16) v);
+			return true;
+		case F_BTINT4CMP:
+			if (v < PG_INT32_MIN || v > PG_INT32_MAX)
+				return false;
+			*narrowed = Int32GetDatum((int32) v);
+			return true;
+		default:
+			*narrowed = Int64GetDatum(v);
+			return true;
+	}
+}
+
+/*
  * The insertion scan key of the chosen keys: the column's own comparison
  * procedure when the key's type is the column's, else the family's
- * cross-type one.  false when that is missing (the server's _bt_first
- * raises the error).
+ * cross-type one (or the column's own, for an integer value the column's
+ * type holds: first_int_narrow).  false when the cross-type procedure is
+ * missing (the server's _bt_first raises the error).
  */
 static bool
 first_insertion_key(Relation rel, const FirstStart *start, BTScanInsert key)
@@ -597,6 +668,19 @@ first_insertion_key(Relation rel, const FirstStart *start, BTScanInsert key)
 										  rel->rd_opcintype[k],
 										  cur->sk_subtype)) == NULL)
 			return false;
+		else if (!(cur->sk_flags & SK_ISNULL))
+		{
+			const FmgrInfo *own = first_own_type_proc(rel, cur->sk_attno);
+			Datum		narrowed;
+
+			if (first_int_narrow(proc, own, cur->sk_argument, &narrowed))
+			{
+				first_key_entry(cur, own, &key->scankeys[k]);
+				key->scankeys[k].sk_subtype = rel->rd_opcintype[k];
+				key->scankeys[k].sk_argument = narrowed;
+				continue;
+			}
+		}
 		first_key_entry(cur, proc, &key->scankeys[k]);
 	}
 	/* _bt_metaversion, from the metapage cache where there is one */

@@ -69,6 +69,28 @@ SELECT checked, failures FROM check_queries(ARRAY[
     'SELECT a, b, c FROM cx WHERE a >= -1::int4 AND a < 2::int8 ORDER BY a, b, c LIMIT 40'
 ]);
 
+-- The edges of the column's range.  The scan start enters a cross-type
+-- integer key whose value the column's type holds as a key of that type
+-- (src/README, "The scan start"); one past the range keeps the cross-type
+-- key, and narrowed it would wrap (32768 to -32768, 2147483648 to
+-- -2147483648) and start the scan at the other end.
+SELECT checked, failures FROM check_queries(ARRAY[
+    'SELECT a, b, c FROM cx WHERE a = 32768',
+    'SELECT a, b, c FROM cx WHERE a >= 32768 ORDER BY a, b, c',
+    'SELECT a, b, c FROM cx WHERE a < 32768 ORDER BY a DESC, b DESC, c DESC LIMIT 30',
+    'SELECT a, b, c FROM cx WHERE a = -32769::int8',
+    'SELECT a, b, c FROM cx WHERE a <= -32769 ORDER BY a DESC, b, c',
+    'SELECT a, b, c FROM cx WHERE a > -32769::int8 ORDER BY a, b, c LIMIT 30',
+    'SELECT a, b, c FROM cx WHERE a = 32767 AND b = 5 ORDER BY a, b, c',
+    'SELECT a, b, c FROM cx WHERE a = -32768::int8 AND b = -5 ORDER BY a DESC, b DESC, c DESC',
+    'SELECT a, b, c FROM cx WHERE a = 0 AND b = 0 AND c = 2147483648::int8',
+    'SELECT a, b, c FROM cx WHERE a = 0 AND b = 0 AND c >= 2147483648::int8 ORDER BY a, b, c',
+    'SELECT a, b, c FROM cx WHERE a = 0 AND b = 0 AND c <= 2147483648::int8 ORDER BY a DESC, b DESC, c DESC LIMIT 30',
+    'SELECT a, b, c FROM cx WHERE a = 0 AND b = 0 AND c > -2147483649::int8 ORDER BY a, b, c LIMIT 30',
+    'SELECT a, b, c FROM cx WHERE a = 0 AND b = 0 AND c = 2147483647::int8',
+    'SELECT a, b, c FROM cx WHERE a = 0 AND b = 0 AND c <= -2147483648::int8 ORDER BY a, b, c'
+]);
+
 -- int8 column, int4 and int2 arguments (btint84cmp, btint82cmp): values
 -- beyond the int4 range, and equal in their low 32 bits.
 SELECT checked, failures FROM check_queries(ARRAY[
@@ -123,6 +145,14 @@ RESET enable_memoize;
 -- Compiled and verified: page searches, and on 15 the checks.
 SELECT * FROM cx_state('cx_pkey');
 SELECT * FROM cx_state('cx_b');
+
+-- The scans were started by the module and verified where the server's
+-- _bt_first is redirected (15, 17 and 18), by the server on 19.
+SELECT position('_bt_first redirected' IN reason) > 0 AS first_redirected
+  FROM btree_jit_status() \gset
+SELECT (s.jit_scan_starts > 0 AND s.verified_scan_starts > 0) = :'first_redirected'
+       AS starts_as_expected
+  FROM btree_jit_index_stats() s WHERE s.indexrelid = 'cx_pkey'::regclass;
 
 DROP TABLE cx, cxp;
 DROP FUNCTION cx_state(regclass);

@@ -669,27 +669,31 @@ leafread_matched(LeafreadPage *lp)
 }
 
 /*
- * leafread_save_run for a scan that copies no tuples (not index-only),
- * the common case: the heap TIDs of the live items after 'from' up to
- * 'end'.  gcc's -O2 does not unswitch loops, so the callers instantiate
- * this once per direction and per skip_dead by hand; the item is a
- * pointer walked rather than an index multiplied, and the offset 64 bits
- * rather than a uint16 widened at every use.  Against the general loop
- * that saves about 13 instructions a tuple (bench/README.md, "A run's
- * TIDs saved in a loop of their own").  A posting list goes to
- * leafread_save_posting.
+ * Save the live items after 'from' up to 'end' in the walk's direction, all
+ * proven to match (leafread_take_run): what a long read spends its time
+ * on.  gcc's -O2 does not unswitch loops, so leafread_save_run instantiates
+ * this once per direction, per skip_dead and per whether tuples are copied
+ * (an index-only scan's, to tuples from *nextTupleOffset on); the item is
+ * a pointer walked rather than an index multiplied, and the offset 64 bits
+ * rather than a uint16 widened at every use.  Against a general loop that
+ * saves about 13 instructions a tuple of a plain index scan
+ * (bench/README.md, "A run's TIDs saved in a loop of their own").  A
+ * posting list goes to leafread_save_posting.  Returns the next itemIndex.
  */
 static pg_attribute_always_inline int
-leafread_save_tids(Page page, BTScanPosItem *items, int from, int end,
-				   bool forward, bool skip_dead, int itemIndex)
+leafread_save_items(Page page, BTScanPosItem *items, char *tuples,
+					int *nextTupleOffset, int from, int end, bool forward,
+					bool skip_dead, int itemIndex)
 {
 	BTScanPosItem *item = &items[itemIndex];
 	int			step = forward ? 1 : -1;
+	int			tupleOffset = tuples != NULL ? *nextTupleOffset : 0;
 
 	/*
 	 * The TID is copied as 8 bytes, t_tid with t_info behind it, over
 	 * heapTid with indexOffset behind it, and indexOffset then written:
-	 * three moves instead of five.  tupleOffset is not touched.
+	 * three moves instead of five.  tupleOffset is written only with
+	 * copies, as the server's _bt_saveitem writes it.
 	 */
 	StaticAssertStmt(offsetof(IndexTupleData, t_tid) == 0 &&
 					 offsetof(IndexTupleData, t_info) == 6 &&
@@ -716,7 +720,7 @@ leafread_save_tids(Page page, BTScanPosItem *items, int from, int end,
 		itup = (IndexTuple) PageGetItem(page, &iid.id);
 		if (unlikely(BTreeTupleIsPosting(itup)))
 		{
-			item = &items[leafread_save_posting(items, NULL, NULL,
+			item = &items[leafread_save_posting(items, tuples, &tupleOffset,
 												item - items, offnum, itup,
 												forward)];
 			continue;
@@ -725,53 +729,51 @@ leafread_save_tids(Page page, BTScanPosItem *items, int from, int end,
 			item--;
 		memcpy(item, itup, 8);
 		item->indexOffset = offnum;
+		if (tuples != NULL)
+		{
+			Size		size = IndexTupleSize(itup);
+
+			item->tupleOffset = tupleOffset;
+			memcpy(tuples + tupleOffset, itup, size);
+			tupleOffset += MAXALIGN(size);
+		}
 		if (forward)
 			item++;
 	}
+	if (tuples != NULL)
+		*nextTupleOffset = tupleOffset;
 	return item - items;
 }
 
 /*
- * Save the live items after 'from' up to 'end' in the walk's direction, all
- * proven to match (leafread_take_run): what a long read spends its time
- * on.  The page and the scan position are held in locals: the build's
- * -fno-strict-aliasing would otherwise have every item stored reload them
- * (about one instruction a tuple).  Returns the next itemIndex.
+ * leafread_save_items for this read's scan, copying tuples or not.  The
+ * scan position's next tuple offset is passed by address and held in a
+ * local of leafread_save_items, since the build's -fno-strict-aliasing
+ * would otherwise have every item stored reload it.
  */
 static pg_attribute_always_inline int
 leafread_save_run(LeafreadPage *lp, OffsetNumber from, OffsetNumber end,
 				  bool forward, int itemIndex)
 {
 	BTScanOpaque so = lp->so;
-	Page		page = lp->page;
-	bool		skip_dead = lp->skip_dead;
 	BTScanPosItem *items = so->currPos.items;
 	char	   *tuples = so->currTuples;
-	int			nextTupleOffset = so->currPos.nextTupleOffset;
-	OffsetNumber offnum = from;
 
 	if (tuples == NULL)
 	{
-		if (skip_dead)
-			return leafread_save_tids(page, items, from, end, forward, true,
-									  itemIndex);
-		return leafread_save_tids(page, items, from, end, forward, false,
-								  itemIndex);
+		if (lp->skip_dead)
+			return leafread_save_items(lp->page, items, NULL, NULL, from, end,
+									   forward, true, itemIndex);
+		return leafread_save_items(lp->page, items, NULL, NULL, from, end,
+								   forward, false, itemIndex);
 	}
-	while (forward ? offnum < end : offnum > end)
-	{
-		ItemId		iid;
-
-		offnum = forward ? OffsetNumberNext(offnum) : OffsetNumberPrev(offnum);
-		iid = PageGetItemId(page, offnum);
-		if (skip_dead && ItemIdIsDead(iid))
-			continue;
-		itemIndex = leafread_save(items, tuples, &nextTupleOffset, itemIndex,
-								  offnum, (IndexTuple) PageGetItem(page, iid),
-								  forward);
-	}
-	so->currPos.nextTupleOffset = nextTupleOffset;
-	return itemIndex;
+	if (lp->skip_dead)
+		return leafread_save_items(lp->page, items, tuples,
+								   &so->currPos.nextTupleOffset, from, end,
+								   forward, true, itemIndex);
+	return leafread_save_items(lp->page, items, tuples,
+							   &so->currPos.nextTupleOffset, from, end,
+							   forward, false, itemIndex);
 }
 
 /*

@@ -155,6 +155,18 @@ leafread_save_posting(BTScanPosItem *items, char *tuples, int *nextTupleOffset,
 #endif
 }
 
+/* An index-only scan's copy of plain tuple itup for item, at *nextTupleOffset */
+static pg_attribute_always_inline void
+leafread_copy_tuple(BTScanPosItem *item, char *tuples, int *nextTupleOffset,
+					IndexTuple itup)
+{
+	Size		size = IndexTupleSize(itup);
+
+	item->tupleOffset = *nextTupleOffset;
+	memcpy(tuples + *nextTupleOffset, itup, size);
+	*nextTupleOffset += MAXALIGN(size);
+}
+
 /*
  * Save a matching tuple at itemIndex (forward) or below it (backward):
  * a posting list as leafread_save_posting does, a plain tuple, the common
@@ -179,13 +191,7 @@ leafread_save(BTScanPosItem *items, char *tuples, int *nextTupleOffset,
 	item->heapTid = itup->t_tid;
 	item->indexOffset = offnum;
 	if (tuples != NULL)
-	{
-		Size		size = IndexTupleSize(itup);
-
-		item->tupleOffset = *nextTupleOffset;
-		memcpy(tuples + *nextTupleOffset, itup, size);
-		*nextTupleOffset += MAXALIGN(size);
-	}
+		leafread_copy_tuple(item, tuples, nextTupleOffset, itup);
 	return forward ? itemIndex + 1 : itemIndex;
 }
 
@@ -730,13 +736,7 @@ leafread_save_items(Page page, BTScanPosItem *items, char *tuples,
 		memcpy(item, itup, 8);
 		item->indexOffset = offnum;
 		if (tuples != NULL)
-		{
-			Size		size = IndexTupleSize(itup);
-
-			item->tupleOffset = tupleOffset;
-			memcpy(tuples + tupleOffset, itup, size);
-			tupleOffset += MAXALIGN(size);
-		}
+			leafread_copy_tuple(item, tuples, &tupleOffset, itup);
 		if (forward)
 			item++;
 	}

@@ -17,6 +17,11 @@
  * stays the server's: the read only releases the next page as the
  * server's does).
  *
+ * Where every key is a built-in integer comparison, a serial read tests
+ * the tuples against the keys decoded once per page into one interval
+ * per column (keybounds.h), in a copy of the walk of its own, instead of
+ * calling the compiled check for each.
+ *
  * Where every scan key bounds the index order (each is required in one
  * direction or the other), the tuples between two that pass every key
  * pass every key too: a long run of matches is found by testing the
@@ -43,6 +48,7 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 
+#include "targets/keybounds.h"
 #include "targets/targets.h"
 
 /*
@@ -262,6 +268,8 @@ typedef enum LeafreadRelease
 typedef enum LeafreadKeys
 {
 	LEAFREAD_PLAIN_KEYS,
+	LEAFREAD_KEY_BOUNDS,		/* plain keys, tested as bounds where a
+								 * tuple has no NULLs (keybounds.h) */
 	LEAFREAD_ARRAY_KEYS
 } LeafreadKeys;
 
@@ -288,6 +296,7 @@ typedef struct LeafreadPage
 	LeafreadRelease release;	/* of a parallel scan's next page */
 	BtjitCheckEntryFn check;
 	uint64	   *counters;
+	const BtjitKeyBounds *bounds;	/* LEAFREAD_KEY_BOUNDS: the keys' */
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
 	BTReadPageState *pstate;	/* the caller's: its address is handed out */
 #endif
@@ -316,20 +325,21 @@ typedef struct LeafreadProbe
 	ScanDirection dir;
 	BtjitCheckEntryFn check;
 	uint64	   *counters;
+	const BtjitKeyBounds *bounds;
 } LeafreadProbe;
 
 /*
- * Whether the item at offnum passes every scan key (dead or not).  On 17
+ * Whether the item itup at offnum passes every scan key (dead or not), by
+ * the compiled check.  On 17
  * and 18 the test gets a read state of its own that skips no key: the
  * page's may have the server's precheck or startikey set.  On 19 an item
  * the compiled check declines counts as failing: the shortcut then claims
  * less of the run, and the walk tests the rest.
  */
 static inline bool
-leafread_passes(const LeafreadProbe *lp, OffsetNumber offnum)
+leafread_passes_checked(const LeafreadProbe *lp, IndexTuple itup,
+						OffsetNumber offnum)
 {
-	IndexTuple	itup = (IndexTuple) PageGetItem(lp->page,
-												PageGetItemId(lp->page, offnum));
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
 	BTReadPageState state;
 
@@ -353,6 +363,31 @@ leafread_passes(const LeafreadProbe *lp, OffsetNumber offnum)
 	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir, &continuescan,
 					 lp->counters);
 #endif
+}
+
+/*
+ * Whether the item at offnum passes every scan key: by the keys' bounds
+ * when the read has them, else by the compiled check.
+ */
+static inline bool
+leafread_passes(const LeafreadProbe *lp, OffsetNumber offnum)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(lp->page,
+												PageGetItemId(lp->page, offnum));
+
+	if (lp->bounds != NULL)
+	{
+		bool		continuescan = true;
+		BtjitBoundsResult r = btjit_bounds_test(lp->bounds, itup,
+												&continuescan);
+
+		if (likely(r != BTJIT_BOUNDS_NULLS))
+		{
+			(*lp->counters)++;
+			return r == BTJIT_BOUNDS_PASS;
+		}
+	}
+	return leafread_passes_checked(lp, itup, offnum);
 }
 
 /*
@@ -480,9 +515,18 @@ leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum,
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	if (keys == LEAFREAD_ARRAY_KEYS)
 		return leafread_test_arrays(lp, itup);
-#else
-	(void) keys;
 #endif
+	if (keys == LEAFREAD_KEY_BOUNDS)
+	{
+		BtjitBoundsResult r = btjit_bounds_test(lp->bounds, itup,
+												lp->continuescan);
+
+		if (likely(r != BTJIT_BOUNDS_NULLS))
+		{
+			(*lp->counters)++;
+			return r == BTJIT_BOUNDS_PASS;
+		}
+	}
 	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
 					 lp->continuescan, lp->counters);
 }
@@ -786,10 +830,12 @@ leafread_save_run(LeafreadPage *lp, OffsetNumber from, OffsetNumber end,
  */
 static pg_attribute_always_inline OffsetNumber
 leafread_take_run(LeafreadPage *lp, OffsetNumber offnum, bool forward,
-				  LeafreadRunStage *stage, int *shortcut_at, int *itemIndex)
+				  LeafreadKeys keys, LeafreadRunStage *stage, int *shortcut_at,
+				  int *itemIndex)
 {
+	const BtjitKeyBounds *bounds = keys == LEAFREAD_KEY_BOUNDS ? lp->bounds : NULL;
 	LeafreadProbe probe = {lp->scan, lp->so, lp->page, lp->natts, lp->dir,
-	lp->check, lp->counters};
+	lp->check, lp->counters, bounds};
 	OffsetNumber end = leafread_run_end(&probe, offnum,
 										forward ? lp->maxoff : lp->minoff,
 										stage);
@@ -832,7 +878,7 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 									  &so->currPos.nextTupleOffset, itemIndex,
 									  offnum, itup, true);
 			if (unlikely(offnum >= shortcut_at) && offnum < maxoff)
-				offnum = leafread_take_run(lp, offnum, true, &stage,
+				offnum = leafread_take_run(lp, offnum, true, keys, &stage,
 										   &shortcut_at, &itemIndex);
 		}
 		if (!*continuescan)
@@ -914,7 +960,7 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 									  &so->currPos.nextTupleOffset, itemIndex,
 									  offnum, itup, false);
 			if (unlikely((int) offnum <= shortcut_at) && offnum > minoff)
-				offnum = leafread_take_run(lp, offnum, false, &stage,
+				offnum = leafread_take_run(lp, offnum, false, keys, &stage,
 										   &shortcut_at, &itemIndex);
 		}
 		if (!*continuescan)
@@ -963,7 +1009,8 @@ typedef enum LeafreadOutcome
 static pg_attribute_always_inline LeafreadOutcome
 leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 			 bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts,
-			 LeafreadRelease release, LeafreadKeys keys)
+			 LeafreadRelease release, LeafreadKeys keys,
+			 const BtjitKeyBounds *bounds)
 {
 	LeafreadPage lp;
 #ifdef BTJIT_CHECKKEYS_READPAGE_STATE
@@ -988,7 +1035,7 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.so = (BTScanOpaque) scan->opaque;
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	Assert((keys == LEAFREAD_ARRAY_KEYS) == (lp.so->numArrayKeys != 0));
-	Assert(keys == LEAFREAD_PLAIN_KEYS || scan->parallel_scan == NULL);
+	Assert(keys != LEAFREAD_ARRAY_KEYS || scan->parallel_scan == NULL);
 #elif !defined(BTJIT_READPAGE_TAKES_ARRAY_KEYS)
 	Assert(lp.so->numArrayKeys == 0);
 #endif
@@ -1014,6 +1061,7 @@ leafread_run(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	lp.release = release;
 	lp.check = check;
 	lp.counters = &counts->jit_checks;
+	lp.bounds = bounds;
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	lp.stock_array_checks = &counts->stock_checks[BTJIT_STOCK_ARRAY_KEYS];
 #endif
@@ -1072,10 +1120,10 @@ static pg_attribute_always_inline bool
 leafread_or_stock(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 				  bool firstpage, BtjitCheckEntryFn check,
 				  BtjitIndexStats *counts, LeafreadRelease release,
-				  LeafreadKeys keys)
+				  LeafreadKeys keys, const BtjitKeyBounds *bounds)
 {
 	LeafreadOutcome outcome = leafread_run(scan, dir, offnum, firstpage, check,
-										   counts, release, keys);
+										   counts, release, keys, bounds);
 
 	if (unlikely(outcome == LEAFREAD_LEFT_TO_SERVER))
 		return BTJIT_STOCK_READPAGE(scan, dir, offnum, firstpage);
@@ -1087,7 +1135,40 @@ btjit_leafread(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 			   bool firstpage, BtjitCheckEntryFn check, BtjitIndexStats *counts)
 {
 	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
-							 LEAFREAD_SERIAL, LEAFREAD_PLAIN_KEYS);
+							 LEAFREAD_SERIAL, LEAFREAD_PLAIN_KEYS, NULL);
+}
+
+/*
+ * A serial read whose keys may be bounds (btjit_keys_may_bound): read with
+ * them when they are, in a copy of the walk of its own.
+ */
+static pg_noinline bool
+btjit_leafread_bounded(IndexScanDesc scan, ScanDirection dir,
+					   OffsetNumber offnum, bool firstpage,
+					   BtjitCheckEntryFn check, BtjitIndexStats *counts)
+{
+	BtjitKeyBounds bounds;
+
+	if (!btjit_key_bounds(scan, dir, &bounds))
+		return btjit_leafread(scan, dir, offnum, firstpage, check, counts);
+	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
+							 LEAFREAD_SERIAL, LEAFREAD_KEY_BOUNDS, &bounds);
+}
+
+/*
+ * A serial scan's read without array keys: with its keys as bounds when
+ * they are (keybounds.h), the cheap test of whether they may be made
+ * here, so that a scan whose keys are not pays little more than it.
+ */
+static inline bool
+btjit_leafread_serial(IndexScanDesc scan, ScanDirection dir,
+					  OffsetNumber offnum, bool firstpage,
+					  BtjitCheckEntryFn check, BtjitIndexStats *counts)
+{
+	if (btjit_keys_may_bound((BTScanOpaque) scan->opaque))
+		return btjit_leafread_bounded(scan, dir, offnum, firstpage, check,
+									  counts);
+	return btjit_leafread(scan, dir, offnum, firstpage, check, counts);
 }
 
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
@@ -1097,7 +1178,7 @@ btjit_leafread_arrays(IndexScanDesc scan, ScanDirection dir,
 					  BtjitCheckEntryFn check, BtjitIndexStats *counts)
 {
 	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
-							 LEAFREAD_SERIAL, LEAFREAD_ARRAY_KEYS);
+							 LEAFREAD_SERIAL, LEAFREAD_ARRAY_KEYS, NULL);
 }
 #endif
 
@@ -1107,7 +1188,7 @@ btjit_leafread_parallel(IndexScanDesc scan, ScanDirection dir,
 						BtjitCheckEntryFn check, BtjitIndexStats *counts)
 {
 	return leafread_or_stock(scan, dir, offnum, firstpage, check, counts,
-							 LEAFREAD_RELEASES, LEAFREAD_PLAIN_KEYS);
+							 LEAFREAD_RELEASES, LEAFREAD_PLAIN_KEYS, NULL);
 }
 
 /*
@@ -1352,6 +1433,7 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 	LeafreadScanState *before = leafread_state_new(so);
 	LeafreadScanState *ours = leafread_state_new(so);
 	LeafreadKeys keys = LEAFREAD_PLAIN_KEYS;
+	BtjitKeyBounds bounds;
 	LeafreadOutcome outcome;
 	bool		our_result;
 	bool		stock_result;
@@ -1366,7 +1448,12 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	if (so->numArrayKeys != 0)
 		keys = LEAFREAD_ARRAY_KEYS;
+	else
 #endif
+	/* the walk the fast path takes (btjit_leafread_serial) */
+	if (scan->parallel_scan == NULL && btjit_keys_may_bound(so) &&
+		btjit_key_bounds(scan, dir, &bounds))
+		keys = LEAFREAD_KEY_BOUNDS;
 	leafread_state_save(so, before);
 	for (int attempt = 1;; attempt++)
 	{
@@ -1376,7 +1463,8 @@ btjit_leafread_verify(IndexScanDesc scan, ScanDirection dir,
 		checks_before = ix->counts.jit_checks;
 #endif
 		outcome = leafread_run(scan, dir, offnum, firstpage, check,
-							   &ix->counts, LEAFREAD_LEAVES_RELEASE, keys);
+							   &ix->counts, LEAFREAD_LEAVES_RELEASE, keys,
+							   keys == LEAFREAD_KEY_BOUNDS ? &bounds : NULL);
 		our_result = outcome == LEAFREAD_MATCHED;
 		leafread_state_save(so, ours);
 		leafread_state_restore(so, before);
@@ -1554,8 +1642,9 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 											 &slot->ix->counts);
 #endif
 			if (likely(scan->parallel_scan == NULL))
-				return btjit_leafread(scan, dir, (OffsetNumber) offnum,
-									  firstpage, check, &slot->ix->counts);
+				return btjit_leafread_serial(scan, dir, (OffsetNumber) offnum,
+											 firstpage, check,
+											 &slot->ix->counts);
 			return btjit_leafread_parallel(scan, dir, (OffsetNumber) offnum,
 										   firstpage, check,
 										   &slot->ix->counts);
@@ -1582,11 +1671,13 @@ btjit_readpage_first(IndexScanDesc scan, ScanDirection dir,
 
 #ifdef BTJIT_READPAGE_FIRSTPAGE
 	if (likely(check != NULL && btjit_fast_ok))
-		return btjit_leafread(scan, dir, offnum, true, check, &ix->counts);
+		return btjit_leafread_serial(scan, dir, offnum, true, check,
+									 &ix->counts);
 	return btjit_dispatch_readpage(scan, dir, offnum, true);
 #else
 	if (likely(check != NULL && btjit_fast_ok))
-		return btjit_leafread(scan, dir, offnum, false, check, &ix->counts);
+		return btjit_leafread_serial(scan, dir, offnum, false, check,
+									 &ix->counts);
 	return btjit_dispatch_readpage(scan, dir, offnum);
 #endif
 }

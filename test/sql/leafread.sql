@@ -78,6 +78,56 @@ SELECT s.jit_checks > 0 AS checks_as_expected,
        s.verified_leafreads < s.jit_leafreads AS leafreads_as_expected
   FROM btree_jit_index_stats() s WHERE s.indexrelid = 'lr_kv'::regclass;
 
+-- Integer keys as bounds (keybounds.c): keys of built-in integer
+-- operators on columns at a fixed offset are tested as one interval per
+-- column.  Cross-type keys (int2, int4, int8 on either side), the ends of
+-- int8 (a > key at the greatest int8 and a < key at the least cannot be
+-- written as inclusive bounds), keys on a later column alone, DESC
+-- columns, tuples with NULLs (the compiled check's) and keys the bounds
+-- refuse (IS NULL, row comparisons, a column after a text one).
+CREATE TABLE kb (a int2, b int8, c int4, t text);
+INSERT INTO kb
+SELECT (g % 7 - 3)::int2,
+       CASE WHEN g % 97 = 0 THEN NULL
+            ELSE (g % 1013) * 9000000000000000 - 4500000000000000000 END,
+       g, (g % 5)::text
+  FROM generate_series(1, 20000) g;
+INSERT INTO kb VALUES
+  (32767, 9223372036854775807, 1, 'x'), (-32768, -9223372036854775808, 2, 'x'),
+  (32767, 9223372036854775806, 3, 'y'), (-32768, -9223372036854775807, 4, 'y'),
+  (0, NULL, NULL, NULL), (NULL, 5, 5, 'z');
+CREATE INDEX kb_abc ON kb (a, b, c);
+CREATE INDEX kb_b ON kb (b DESC, a);
+CREATE INDEX kb_ta ON kb (t, a);
+VACUUM ANALYZE kb;
+CREATE TABLE kb_queries (q text);
+INSERT INTO kb_queries VALUES
+  ('SELECT a, b, c FROM kb WHERE a = 1 AND b BETWEEN -2000000000 AND 2000000000'),
+  ('SELECT a, b, c FROM kb WHERE a = 1::int8 AND b > 0 ORDER BY a DESC, b DESC'),
+  ('SELECT a, b, c FROM kb WHERE a = 2 AND b = 4500000000000000000 AND c > 100::int2'),
+  ('SELECT a, b FROM kb WHERE a = 32767 AND b > 9223372036854775806'),
+  ('SELECT a, b FROM kb WHERE a = 32767 AND b >= 9223372036854775807'),
+  ('SELECT a, b FROM kb WHERE a = -32768 AND b < -9223372036854775807'),
+  ('SELECT a, b FROM kb WHERE a = -32768 AND b <= -9223372036854775808 ORDER BY a DESC, b DESC'),
+  ('SELECT a, b FROM kb WHERE b > 9223372036854775806 ORDER BY b'),
+  ('SELECT a, b FROM kb WHERE b < -9223372036854775807 ORDER BY b DESC'),
+  ('SELECT count(*) FROM kb WHERE a > -2 AND a < 2::int8'),
+  ('SELECT count(*) FROM kb WHERE a >= 2 AND a <= 2 AND b < 0'),
+  ('SELECT a, c FROM kb WHERE a > 2 AND c BETWEEN 100 AND 200'),
+  ('SELECT count(*), sum(c) FROM kb WHERE c > 19990'),
+  ('SELECT a, b FROM kb WHERE a = 0 AND b IS NULL'),
+  ('SELECT a, b FROM kb WHERE a = 0 AND b IS NOT NULL AND b < -4000000000000000000'),
+  ('SELECT a, b, c FROM kb WHERE (a, b) > (2, 4000000000000000000) AND a < 3'),
+  ('SELECT a, b, c FROM kb WHERE a = ANY (ARRAY[-3, 1, 3]) AND b BETWEEN 0 AND 100000000000000000'),
+  ('SELECT b, a FROM kb WHERE b BETWEEN -100000000000000000 AND 100000000000000000 ORDER BY b DESC'),
+  ('SELECT b, a FROM kb WHERE b >= 4000000000000000000 AND a = 1 ORDER BY b'),
+  ('SELECT t, a FROM kb WHERE t = ''3'' AND a BETWEEN -1 AND 1'),
+  ('SELECT a, b, c FROM kb WHERE a IS NULL'),
+  ('SELECT a, b, c FROM kb WHERE a = 3 AND b > 4400000000000000000 LIMIT 3');
+SELECT * FROM lr_check(true, 'kb_queries');
+SELECT * FROM lr_check(false, 'kb_queries');
+SELECT * FROM lr_check(true, 'kb_queries', false);
+
 -- a leaf read the module did not do is not counted: with the module off
 -- no counter moves.  An index scan with array keys is read by the module
 -- on 15, where the arrays advance between primitive scans, and on 17,
@@ -198,6 +248,7 @@ RESET min_parallel_index_scan_size;
 RESET parallel_leader_participation;
 SET btree_jit.compile_threshold = 0;
 DROP TABLE lrp_before;
+DROP TABLE kb, kb_queries;
 DROP FUNCTION lr_reads(boolean);
 
 -- The page shortcut: when every key bounds the index order, a run of

@@ -120,6 +120,32 @@ keybounds_column(Relation rel, AttrNumber attno, BtjitColumnBound *col)
 #define KEYBOUNDS_HI_SET 2
 
 /*
+ * Set column col's lower (upper) bound to the inclusive value, failing a
+ * key to continuescan continues: false when a key set it already.
+ */
+static inline bool
+keybounds_set_lo(BtjitColumnBound *col, int *set, int64 value, bool continues)
+{
+	if (*set & KEYBOUNDS_LO_SET)
+		return false;
+	col->lo = value;
+	col->lo_continues = continues;
+	*set |= KEYBOUNDS_LO_SET;
+	return true;
+}
+
+static inline bool
+keybounds_set_hi(BtjitColumnBound *col, int *set, int64 value, bool continues)
+{
+	if (*set & KEYBOUNDS_HI_SET)
+		return false;
+	col->hi = value;
+	col->hi_continues = continues;
+	*set |= KEYBOUNDS_HI_SET;
+	return true;
+}
+
+/*
  * The bounds of scan's keys for a read in direction dir; false when they
  * do not stand for the keys.  Each key writes its bound as an inclusive
  * one; one that would write a bound its column has already, or cannot
@@ -164,39 +190,27 @@ btjit_key_bounds(IndexScanDesc scan, ScanDirection dir, BtjitKeyBounds *bounds)
 		switch (BTJIT_INT_OPERATOR_OP(opr))
 		{
 			case BTJIT_INT_LT:
-				if ((set & KEYBOUNDS_HI_SET) || a == PG_INT64_MIN)
+				if (a == PG_INT64_MIN ||
+					!keybounds_set_hi(col, &set, a - 1, continues))
 					return false;
-				col->hi = a - 1;
-				col->hi_continues = continues;
-				set |= KEYBOUNDS_HI_SET;
 				break;
 			case BTJIT_INT_LE:
-				if (set & KEYBOUNDS_HI_SET)
+				if (!keybounds_set_hi(col, &set, a, continues))
 					return false;
-				col->hi = a;
-				col->hi_continues = continues;
-				set |= KEYBOUNDS_HI_SET;
 				break;
 			case BTJIT_INT_EQ:
-				if (set != 0)
+				if (!keybounds_set_lo(col, &set, a, continues) ||
+					!keybounds_set_hi(col, &set, a, continues))
 					return false;
-				col->lo = col->hi = a;
-				col->lo_continues = col->hi_continues = continues;
-				set = KEYBOUNDS_LO_SET | KEYBOUNDS_HI_SET;
 				break;
 			case BTJIT_INT_GE:
-				if (set & KEYBOUNDS_LO_SET)
+				if (!keybounds_set_lo(col, &set, a, continues))
 					return false;
-				col->lo = a;
-				col->lo_continues = continues;
-				set |= KEYBOUNDS_LO_SET;
 				break;
 			default:
-				if ((set & KEYBOUNDS_LO_SET) || a == PG_INT64_MAX)
+				if (a == PG_INT64_MAX ||
+					!keybounds_set_lo(col, &set, a + 1, continues))
 					return false;
-				col->lo = a + 1;
-				col->lo_continues = continues;
-				set |= KEYBOUNDS_LO_SET;
 				break;
 		}
 		if (col->lo > col->hi)

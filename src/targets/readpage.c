@@ -329,6 +329,24 @@ typedef struct LeafreadProbe
 } LeafreadProbe;
 
 /*
+ * The keys' bounds' test of itup, counted as the compiled check counts
+ * its answers: false when the tuple has NULLs, which the compiled check
+ * takes; else *passes is the answer, continuescan set as the server's.
+ */
+static pg_attribute_always_inline bool
+leafread_bounds_answer(const BtjitKeyBounds *bounds, IndexTuple itup,
+					   bool *continuescan, uint64 *counters, bool *passes)
+{
+	BtjitBoundsResult r = btjit_bounds_test(bounds, itup, continuescan);
+
+	if (unlikely(r == BTJIT_BOUNDS_NULLS))
+		return false;
+	(*counters)++;
+	*passes = r == BTJIT_BOUNDS_PASS;
+	return true;
+}
+
+/*
  * Whether the item itup at offnum passes every scan key (dead or not), by
  * the compiled check.  On 17
  * and 18 the test gets a read state of its own that skips no key: the
@@ -375,18 +393,13 @@ leafread_passes(const LeafreadProbe *lp, OffsetNumber offnum)
 	IndexTuple	itup = (IndexTuple) PageGetItem(lp->page,
 												PageGetItemId(lp->page, offnum));
 
-	if (lp->bounds != NULL)
-	{
-		bool		continuescan = true;
-		BtjitBoundsResult r = btjit_bounds_test(lp->bounds, itup,
-												&continuescan);
+	bool		continuescan = true;
+	bool		passes;
 
-		if (likely(r != BTJIT_BOUNDS_NULLS))
-		{
-			(*lp->counters)++;
-			return r == BTJIT_BOUNDS_PASS;
-		}
-	}
+	if (lp->bounds != NULL &&
+		leafread_bounds_answer(lp->bounds, itup, &continuescan, lp->counters,
+							   &passes))
+		return passes;
 	return leafread_passes_checked(lp, itup, offnum);
 }
 
@@ -518,14 +531,11 @@ leafread_test(LeafreadPage *lp, IndexTuple itup, OffsetNumber offnum,
 #endif
 	if (keys == LEAFREAD_KEY_BOUNDS)
 	{
-		BtjitBoundsResult r = btjit_bounds_test(lp->bounds, itup,
-												lp->continuescan);
+		bool		passes;
 
-		if (likely(r != BTJIT_BOUNDS_NULLS))
-		{
-			(*lp->counters)++;
-			return r == BTJIT_BOUNDS_PASS;
-		}
+		if (leafread_bounds_answer(lp->bounds, itup, lp->continuescan,
+								   lp->counters, &passes))
+			return passes;
 	}
 	return lp->check(lp->scan, itup, lp->natts, (int) lp->dir,
 					 lp->continuescan, lp->counters);

@@ -115,6 +115,20 @@ typedef enum BtjitBoundsResult
 } BtjitBoundsResult;
 
 /*
+ * A column's value in a tuple without NULLs, at ptr, width bytes wide:
+ * inline with a constant width, the one-column walk's (readpage.c).
+ */
+static pg_attribute_always_inline int64
+btjit_bound_value(const char *ptr, int width)
+{
+	if (likely(width == sizeof(int32)))
+		return *(const int32 *) ptr;
+	if (width == sizeof(int64))
+		return *(const int64 *) ptr;
+	return *(const int16 *) ptr;
+}
+
+/*
  * What _bt_checkkeys answers for a leaf tuple, from the bounds (ncolumns >
  * 0).  The columns are in key order, the order in which the server tests
  * them; within a column a value fails at most one bound (lo <= hi), so the
@@ -132,15 +146,8 @@ btjit_bounds_test(const BtjitKeyBounds *bounds, IndexTuple itup,
 	do
 	{
 		const BtjitColumnBound *col = &bounds->columns[c];
-		const char *ptr = data + col->offset;
-		int64		value;
+		int64		value = btjit_bound_value(data + col->offset, col->width);
 
-		if (likely(col->width == sizeof(int32)))
-			value = *(const int32 *) ptr;
-		else if (col->width == sizeof(int64))
-			value = *(const int64 *) ptr;
-		else
-			value = *(const int16 *) ptr;
 		if (value < col->lo)
 		{
 			*continuescan = col->lo_continues;

@@ -728,6 +728,57 @@ leafread_matched(LeafreadPage *lp)
 #endif
 }
 
+/* An item's ItemId, read in one load where its fields are both wanted */
+typedef union LeafreadItemId
+{
+	ItemIdData	id;
+	uint32		word;
+} LeafreadItemId;
+
+/*
+ * The ItemId at offnum into *iid, in one load: gcc reloads a bit-field
+ * from memory for each field read (and given the union by value, widens
+ * the item's offset once more, an instruction a tuple)
+ */
+static pg_attribute_always_inline void
+leafread_item_id(Page page, int64 offnum, LeafreadItemId *iid)
+{
+	iid->word = *(uint32 *) PageGetItemId(page, offnum);
+}
+
+/*
+ * Save itup, at offnum, in the slot item (forward) or the one below it
+ * (backward), and its copy at *tupleOffset when tuples is not NULL: the
+ * save of leafread_save_items and leafread_bounded_items, whose item is a
+ * pointer walked.  A posting list goes to leafread_save_posting.  Returns
+ * the next item.  The TID is copied as 8 bytes, t_tid with t_info behind
+ * it, over heapTid with indexOffset behind it, and indexOffset then
+ * written: three moves instead of five.  tupleOffset is written only with
+ * copies, as the server's _bt_saveitem writes it.
+ */
+static pg_attribute_always_inline BTScanPosItem *
+leafread_save_at(BTScanPosItem *items, BTScanPosItem *item, char *tuples,
+				 int *tupleOffset, int64 offnum, IndexTuple itup, bool forward)
+{
+	StaticAssertStmt(offsetof(IndexTupleData, t_tid) == 0 &&
+					 offsetof(IndexTupleData, t_info) == 6 &&
+					 offsetof(BTScanPosItem, heapTid) == 0 &&
+					 offsetof(BTScanPosItem, indexOffset) == 6,
+					 "a heap TID and the field after it are 8 bytes");
+
+	if (unlikely(BTreeTupleIsPosting(itup)))
+		return &items[leafread_save_posting(items, tuples, tupleOffset,
+											item - items, offnum, itup,
+											forward)];
+	if (!forward)
+		item--;
+	memcpy(item, itup, 8);
+	item->indexOffset = offnum;
+	if (tuples != NULL)
+		leafread_copy_tuple(item, tuples, tupleOffset, itup);
+	return forward ? item + 1 : item;
+}
+
 /*
  * Save the live items after 'from' up to 'end' in the walk's direction, all
  * proven to match (leafread_take_run): what a long read spends its time
@@ -749,50 +800,20 @@ leafread_save_items(Page page, BTScanPosItem *items, char *tuples,
 	int			step = forward ? 1 : -1;
 	int			tupleOffset = tuples != NULL ? *nextTupleOffset : 0;
 
-	/*
-	 * The TID is copied as 8 bytes, t_tid with t_info behind it, over
-	 * heapTid with indexOffset behind it, and indexOffset then written:
-	 * three moves instead of five.  tupleOffset is written only with
-	 * copies, as the server's _bt_saveitem writes it.
-	 */
-	StaticAssertStmt(offsetof(IndexTupleData, t_tid) == 0 &&
-					 offsetof(IndexTupleData, t_info) == 6 &&
-					 offsetof(BTScanPosItem, heapTid) == 0 &&
-					 offsetof(BTScanPosItem, indexOffset) == 6,
-					 "a heap TID and the field after it are 8 bytes");
-
 	/* the offset in 64 bits indexes the ItemIds without widening */
 	for (int64 offnum = from + step;
 		 forward ? offnum <= end : offnum >= end;
 		 offnum += step)
 	{
-		union
-		{
-			ItemIdData	id;
-			uint32		word;
-		}			iid;
+		LeafreadItemId iid;
 		IndexTuple	itup;
 
-		/* one load for both fields: gcc reloads a bit-field from memory */
-		iid.word = *(uint32 *) PageGetItemId(page, offnum);
+		leafread_item_id(page, offnum, &iid);
 		if (skip_dead && unlikely(ItemIdIsDead(&iid.id)))
 			continue;
 		itup = (IndexTuple) PageGetItem(page, &iid.id);
-		if (unlikely(BTreeTupleIsPosting(itup)))
-		{
-			item = &items[leafread_save_posting(items, tuples, &tupleOffset,
-												item - items, offnum, itup,
-												forward)];
-			continue;
-		}
-		if (!forward)
-			item--;
-		memcpy(item, itup, 8);
-		item->indexOffset = offnum;
-		if (tuples != NULL)
-			leafread_copy_tuple(item, tuples, &tupleOffset, itup);
-		if (forward)
-			item++;
+		item = leafread_save_at(items, item, tuples, &tupleOffset, offnum,
+								itup, forward);
 	}
 	if (tuples != NULL)
 		*nextTupleOffset = tupleOffset;
@@ -831,6 +852,22 @@ leafread_save_run(LeafreadPage *lp, OffsetNumber from, OffsetNumber end,
 }
 
 /*
+ * Whether the item at offnum fails the keys' bounds: false when it passes
+ * them or has NULLs (untested).  Counted as leafread_passes counts.
+ */
+static pg_attribute_always_inline bool
+leafread_bounds_fail(const LeafreadPage *lp, OffsetNumber offnum)
+{
+	IndexTuple	itup = (IndexTuple) PageGetItem(lp->page,
+												PageGetItemId(lp->page, offnum));
+	bool		continuescan;
+	bool		passes;
+
+	return leafread_bounds_answer(lp->bounds, itup, &continuescan,
+								  lp->counters, &passes) && !passes;
+}
+
+/*
  * The page shortcut at the walk's match at offnum: leafread_run_end's try
  * towards the page's last item in the walk's direction, and every live
  * item it proves saved untested, as the server's walk finds them all
@@ -843,20 +880,137 @@ leafread_take_run(LeafreadPage *lp, OffsetNumber offnum, bool forward,
 				  LeafreadKeys keys, LeafreadRunStage *stage, int *shortcut_at,
 				  int *itemIndex)
 {
-	const BtjitKeyBounds *bounds = keys == LEAFREAD_KEY_BOUNDS ? lp->bounds : NULL;
-	LeafreadProbe probe = {lp->scan, lp->so, lp->page, lp->natts, lp->dir,
-	lp->check, lp->counters, bounds};
-	OffsetNumber end = leafread_run_end(&probe, offnum,
-										forward ? lp->maxoff : lp->minoff,
-										stage);
+	OffsetNumber last = forward ? lp->maxoff : lp->minoff;
+	OffsetNumber end;
 
+	if (keys == LEAFREAD_KEY_BOUNDS && *stage == LEAFREAD_TEST_LAST &&
+		leafread_bounds_fail(lp, last))
+	{
+		/*
+		 * leafread_run_end's first try, inline: the last item fails.  Where
+		 * the keys do not bound one run, its bisection declines later.
+		 */
+		*stage = LEAFREAD_BISECT;
+		end = offnum;
+	}
+	else
+	{
+		const BtjitKeyBounds *bounds = keys == LEAFREAD_KEY_BOUNDS ?
+			lp->bounds : NULL;
+		LeafreadProbe probe = {lp->scan, lp->so, lp->page, lp->natts, lp->dir,
+		lp->check, lp->counters, bounds};
+
+		end = leafread_run_end(&probe, offnum, last, stage);
+	}
 	if (*stage == LEAFREAD_BISECT)
 		*shortcut_at = forward ? offnum + LEAFREAD_BISECT_AFTER :
 			(int) offnum - LEAFREAD_BISECT_AFTER;
 	else
 		*shortcut_at = forward ? MaxOffsetNumber + 1 : -1;
-	*itemIndex = leafread_save_run(lp, offnum, end, forward, *itemIndex);
+	if (end != offnum)
+		*itemIndex = leafread_save_run(lp, offnum, end, forward, *itemIndex);
 	return end;
+}
+
+/*
+ * The walk's tuples from offnum towards (not including) 'stop', in its
+ * direction, where the keys are one column's bounds of width bytes: each
+ * live tuple tested by the bound and saved if it passes, with the bound,
+ * the page, the item saved next and the count of tests in registers.  The
+ * walk's general step costs some 55 instructions a tuple, most of them
+ * reloads that -fno-strict-aliasing forces after each item stored, and the
+ * loop over the columns; this loop about 27 (bench/README.md, "One
+ * column's bounds in a loop of their own").  It stops at whatever the
+ * general step must take: a tuple with NULLs (for the compiled check),
+ * backward a dead first item (tested, not saved), and 'stop', where the
+ * page shortcut is tried next.  Returns the offset it stopped at: 'stop'
+ * or beyond it, a tuple for the general step, or the failing tuple that
+ * ended the scan (*continuescan false).  No test here reads the read
+ * state's offnum, which the general step sets before each of its tests.
+ */
+static pg_attribute_always_inline OffsetNumber
+leafread_bounded_items(LeafreadPage *lp, OffsetNumber start, int stop,
+					   bool forward, int width, int *itemIndex)
+{
+	const BtjitColumnBound *col = &lp->bounds->columns[0];
+	const int64 lo = col->lo;
+	const int64 hi = col->hi;
+	const uint32 offset = MAXALIGN(sizeof(IndexTupleData)) + col->offset;
+	const Page	page = lp->page;
+	const bool	skip_dead = lp->skip_dead;
+	const int64 minoff = lp->minoff;
+	BTScanPosItem *items = lp->so->currPos.items;
+	BTScanPosItem *item = &items[*itemIndex];
+	char	   *tuples = lp->so->currTuples;
+	int			tupleOffset = tuples != NULL ? lp->so->currPos.nextTupleOffset : 0;
+	int			step = forward ? 1 : -1;
+	uint64		tested = 0;
+	int64		offnum;
+
+	for (offnum = start; forward ? offnum < stop : offnum > stop;
+		 offnum += step)
+	{
+		LeafreadItemId iid;
+		IndexTuple	itup;
+		int64		value;
+
+		leafread_item_id(page, offnum, &iid);
+		if (skip_dead && unlikely(ItemIdIsDead(&iid.id)))
+		{
+			if (forward || offnum > minoff)
+				continue;
+			break;
+		}
+		itup = (IndexTuple) PageGetItem(page, &iid.id);
+		if (unlikely(itup->t_info & INDEX_NULL_MASK))
+			break;
+		value = btjit_bound_value((const char *) itup + offset, width);
+		tested++;
+		if (unlikely(value < lo || value > hi))
+		{
+			if (value < lo ? col->lo_continues : col->hi_continues)
+				continue;
+			*lp->continuescan = false;
+			break;
+		}
+		item = leafread_save_at(items, item, tuples, &tupleOffset, offnum,
+								itup, forward);
+	}
+	if (tuples != NULL)
+		lp->so->currPos.nextTupleOffset = tupleOffset;
+	if (item - items != *itemIndex)
+		leafread_matched(lp);
+	*itemIndex = item - items;
+	*lp->counters += tested;
+	return (OffsetNumber) offnum;
+}
+
+/*
+ * leafread_bounded_items for the column's width; from offnum up to the
+ * page shortcut's next try in the walk's direction, or the page's end.
+ */
+static pg_attribute_always_inline OffsetNumber
+leafread_bounded_run(LeafreadPage *lp, OffsetNumber offnum, int shortcut_at,
+					 bool forward, int *itemIndex)
+{
+	int			stop;
+
+	if (forward)
+		stop = shortcut_at < lp->maxoff ? shortcut_at : lp->maxoff + 1;
+	else
+		stop = shortcut_at > lp->minoff ? shortcut_at : lp->minoff - 1;
+	switch (lp->bounds->columns[0].width)
+	{
+		case sizeof(int32):
+			return leafread_bounded_items(lp, offnum, stop, forward,
+										  sizeof(int32), itemIndex);
+		case sizeof(int64):
+			return leafread_bounded_items(lp, offnum, stop, forward,
+										  sizeof(int64), itemIndex);
+		default:
+			return leafread_bounded_items(lp, offnum, stop, forward,
+										  sizeof(int16), itemIndex);
+	}
 }
 
 /* The walk forward from offnum, the high key, and the position's items */
@@ -870,14 +1024,24 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 	LeafreadRunStage stage = LEAFREAD_TEST_LAST;
 	int			shortcut_at;
 	int			itemIndex = 0;
+	bool		one_column = keys == LEAFREAD_KEY_BOUNDS &&
+		lp->bounds->ncolumns == 1;
 
 	offnum = Max(offnum, lp->minoff);
 	shortcut_at = offnum + LEAFREAD_SHORTCUT_AFTER;
 	for (; offnum <= maxoff; offnum = OffsetNumberNext(offnum))
 	{
-		ItemId		iid = PageGetItemId(page, offnum);
+		ItemId		iid;
 		IndexTuple	itup;
 
+		if (keys == LEAFREAD_KEY_BOUNDS && one_column)
+		{
+			offnum = leafread_bounded_run(lp, offnum, shortcut_at, true,
+										  &itemIndex);
+			if (offnum > maxoff || !*continuescan)
+				break;
+		}
+		iid = PageGetItemId(page, offnum);
 		if (lp->skip_dead && ItemIdIsDead(iid))
 			continue;
 		itup = (IndexTuple) PageGetItem(page, iid);
@@ -943,14 +1107,30 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 	LeafreadRunStage stage = LEAFREAD_TEST_LAST;
 	int			shortcut_at;
 	int			itemIndex = MaxTIDsPerBTreePage;
+	bool		one_column = keys == LEAFREAD_KEY_BOUNDS &&
+		lp->bounds->ncolumns == 1;
 
 	offnum = Min(offnum, lp->maxoff);
 	shortcut_at = (int) offnum - LEAFREAD_SHORTCUT_AFTER;
 	for (; offnum >= minoff; offnum = OffsetNumberPrev(offnum))
 	{
-		ItemId		iid = PageGetItemId(page, offnum);
+		ItemId		iid;
 		IndexTuple	itup;
 		bool		alive = true;
+
+		if (keys == LEAFREAD_KEY_BOUNDS && one_column)
+		{
+			offnum = leafread_bounded_run(lp, offnum, shortcut_at, false,
+										  &itemIndex);
+			if (!*continuescan)
+			{
+				so->currPos.moreLeft = false;
+				break;
+			}
+			if (offnum < minoff)
+				break;
+		}
+		iid = PageGetItemId(page, offnum);
 
 		/*
 		 * A dead first item is still tested: it may end the scan, which then

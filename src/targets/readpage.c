@@ -171,7 +171,8 @@ leafread_save_posting(BTScanPosItem *items, char *tuples, int *nextTupleOffset,
  * An index-only scan's copy of plain tuple itup for item, at
  * *nextTupleOffset.  A memcpy of a variable length is some 19 instructions
  * for a 16-byte tuple (gcc's dispatch on the length, then a string move);
- * that length, the most common, is copied as a constant, in two moves.
+ * that length, the most common, is copied as a constant: one 16-byte load
+ * and store.
  */
 static pg_attribute_always_inline void
 leafread_copy_tuple(BTScanPosItem *item, char *tuples, int *nextTupleOffset,
@@ -935,7 +936,7 @@ leafread_take_run(LeafreadPage *lp, OffsetNumber offnum, bool forward,
  * direction, where the keys are one column's bounds of width bytes: each
  * live tuple tested by the bound and saved if it passes, with the bound,
  * the page, the item saved next and the count of tests in registers.  The
- * walk's general step costs some 55 instructions a tuple, most of them
+ * walk's general step costs some 56 instructions a tuple, most of them
  * reloads that -fno-strict-aliasing forces after each item stored, and the
  * loop over the columns; this loop about 27 (bench/README.md, "One
  * column's bounds in a loop of their own").  It stops at whatever the
@@ -1052,7 +1053,7 @@ leafread_forward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 		ItemId		iid;
 		IndexTuple	itup;
 
-		if (keys == LEAFREAD_KEY_BOUNDS && one_column)
+		if (one_column)
 		{
 			offnum = leafread_bounded_run(lp, offnum, shortcut_at, true,
 										  &itemIndex);
@@ -1136,7 +1137,7 @@ leafread_backward(LeafreadPage *lp, OffsetNumber offnum, LeafreadKeys keys)
 		IndexTuple	itup;
 		bool		alive = true;
 
-		if (keys == LEAFREAD_KEY_BOUNDS && one_column)
+		if (one_column)
 		{
 			offnum = leafread_bounded_run(lp, offnum, shortcut_at, false,
 										  &itemIndex);

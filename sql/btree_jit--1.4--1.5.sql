@@ -20,9 +20,11 @@
 -- _bt_getbuf and _bt_relandgetbuf that pinned the page through the buffer
 -- this backend last found it in, without the buffer mapping table),
 -- jit_descents (on 15, 17 and 18, the descents of _bt_search the module ran
--- on the compiled page search and compare), jit_scan_starts (on 15 and 17,
--- the starts of simple scans, _bt_first, the module made) and the verified_ count of each (of those, compared
--- with the server's code under btree_jit.verify).
+-- on the compiled page search and compare), jit_scan_starts (on 15, 17 and
+-- 18, the starts of simple scans, _bt_first, the module made),
+-- jit_row_steps (the steps of a scan from one item to the next on its leaf
+-- page, btgettuple, the module took) and the verified_ count of each (of
+-- those, compared with the server's code under btree_jit.verify).
 --
 -- Each changed function has a C entry point of its own for 1.5, so that
 -- 1.4's definitions keep working with this module until the update.
@@ -66,7 +68,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_descents bigint,
     OUT verified_descents bigint,
     OUT jit_scan_starts bigint,
-    OUT verified_scan_starts bigint)
+    OUT verified_scan_starts bigint,
+    OUT jit_row_steps bigint,
+    OUT verified_row_steps bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -115,7 +119,9 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_descents bigint,
     OUT verified_descents bigint,
     OUT jit_scan_starts bigint,
-    OUT verified_scan_starts bigint)
+    OUT verified_scan_starts bigint,
+    OUT jit_row_steps bigint,
+    OUT verified_row_steps bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -162,6 +168,8 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_descents,
          s.jit_scan_starts,
          s.verified_scan_starts,
+         s.jit_row_steps,
+         s.verified_row_steps,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,

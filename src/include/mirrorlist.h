@@ -103,6 +103,8 @@ BTJIT_MIRROR(FIRST, 15, "src/backend/access/nbtree/nbtpage.c", "_bt_metaversion"
 BTJIT_MIRROR(FIRST, 15, "src/backend/access/index/indexam.c", "index_getprocinfo", "88825de99ecb0e47")
 BTJIT_MIRROR(FIRST, 15, "src/backend/access/common/scankey.c", "ScanKeyEntryInitializeWithInfo", "60e029d769461304")
 BTJIT_MIRROR(FIRST, 15, "src/backend/utils/fmgr/fmgr.c", "fmgr_info_copy", "8b2705db720aa557")
+BTJIT_MIRROR(GETTUPLE, 15, "src/backend/access/nbtree/nbtree.c", "btgettuple", "cfb98b53fa1bab93")
+BTJIT_MIRROR(GETTUPLE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "fb7df404bd09897d")
 BTJIT_CHECKED(15, 150018, "Debian 15.18-0+deb12u1 (bookworm)")
 BTJIT_CHECKED(15, 150019, "upstream 15.19 (postgresql-15_15.19.orig.tar.bz2 of bookworm-security; its .dsc is not served)")
 
@@ -147,6 +149,8 @@ BTJIT_MIRROR(FIRST, 17, "src/backend/access/nbtree/nbtpage.c", "_bt_metaversion"
 BTJIT_MIRROR(FIRST, 17, "src/backend/access/index/indexam.c", "index_getprocinfo", "88825de99ecb0e47")
 BTJIT_MIRROR(FIRST, 17, "src/backend/access/common/scankey.c", "ScanKeyEntryInitializeWithInfo", "60e029d769461304")
 BTJIT_MIRROR(FIRST, 17, "src/backend/utils/fmgr/fmgr.c", "fmgr_info_copy", "8b2705db720aa557")
+BTJIT_MIRROR(GETTUPLE, 17, "src/backend/access/nbtree/nbtree.c", "btgettuple", "3c7dda2489c5669d")
+BTJIT_MIRROR(GETTUPLE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "fb7df404bd09897d")
 BTJIT_CHECKED(17, 170011, "Debian 17.11-0+deb13u1 (trixie)")
 
 /* PostgreSQL 18 */
@@ -193,6 +197,9 @@ BTJIT_MIRROR(FIRST, 18, "src/backend/access/nbtree/nbtpage.c", "_bt_metaversion"
 BTJIT_MIRROR(FIRST, 18, "src/backend/access/index/indexam.c", "index_getprocinfo", "88825de99ecb0e47")
 BTJIT_MIRROR(FIRST, 18, "src/backend/access/common/scankey.c", "ScanKeyEntryInitializeWithInfo", "60e029d769461304")
 BTJIT_MIRROR(FIRST, 18, "src/backend/utils/fmgr/fmgr.c", "fmgr_info_copy", "8b2705db720aa557")
+BTJIT_MIRROR(GETTUPLE, 18, "src/backend/access/nbtree/nbtree.c", "btgettuple", "2401c31408f15c95")
+BTJIT_MIRROR(GETTUPLE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "9eed3b23c2a5227d")
+BTJIT_MIRROR(GETTUPLE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_returnitem", "f4615a2f224efe04")
 BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
 
 /*
@@ -210,6 +217,9 @@ BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_check
 BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_saveitem", "cbf003a1b20c4c7b")
 BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_setuppostingitems", "d9891292f95f56e8")
 BTJIT_MIRROR(READPAGE, 19, "src/backend/access/nbtree/nbtreadpage.c", "_bt_savepostingitem", "79ed5772c1e41869")
+BTJIT_MIRROR(GETTUPLE, 19, "src/backend/access/nbtree/nbtree.c", "btgettuple", "bb86708181191b9c")
+BTJIT_MIRROR(GETTUPLE, 19, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "9eed3b23c2a5227d")
+BTJIT_MIRROR(GETTUPLE, 19, "src/backend/access/nbtree/nbtsearch.c", "_bt_returnitem", "f4615a2f224efe04")
 BTJIT_CHECKED(19, 190000, "the REL_19 branch point's nbtree (no source of 19~rc1 is served)")
 
 #ifdef BTJIT_MIRROR_UNDEF_AFTER

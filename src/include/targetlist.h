@@ -175,3 +175,15 @@ BTJIT_TARGET(FIRST, first, "_bt_first", BTJIT_LOCATE_EXPORTED, READPAGE,
 			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, scan_starts,
 			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "Scans start with the server's _bt_first, which calls the compiled descent and leaf read through their redirects.")
+/*
+ * A scan's step from one saved item to the next on its leaf page, 15 to
+ * 19: btgettuple once the scan is positioned, when the page has an item
+ * left in the scan's direction and no tuple is to be killed; the same for
+ * every form of scan (the arrays, the parallel scan and the mark act only
+ * when a page is done).  The first call and the step to another page are
+ * the server's.
+ */
+BTJIT_TARGET(GETTUPLE, gettuple, "btgettuple", BTJIT_LOCATE_EXPORTED, BINSRCH,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, row_steps,
+			 15, 19, BTJIT_RELEASES_CHECKED,
+			 "Scans step from one item to the next with the server's btgettuple and _bt_next.")

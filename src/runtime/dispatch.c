@@ -30,6 +30,7 @@ bool		btjit_verify = false;
 bool		btjit_fast_ok = true;
 
 BtjitSlot	btjit_slots[BTJIT_SLOTS];
+BtjitStepIndex btjit_step_index;
 
 /*
  * What a slot holds for a target of an index without compiled code: the
@@ -77,12 +78,15 @@ btjit_assign_verify(bool newval, void *extra)
 
 /*
  * Relcache invalidation: empty the slots of the index (or every slot, for
- * InvalidOid), so that its next search opens it again (jitcache.c forgets
- * its state in a callback of its own).
+ * InvalidOid), and the step's entry if it holds the index, so that its
+ * next search opens it again (jitcache.c forgets its state in a callback
+ * of its own).
  */
 static void
 btjit_slots_invalidate(Datum arg, Oid relid)
 {
+	if (!OidIsValid(relid) || btjit_step_index.relid == relid)
+		memset(&btjit_step_index, 0, sizeof(btjit_step_index));
 	if (!OidIsValid(relid))
 	{
 		memset(btjit_slots, 0, sizeof(btjit_slots));

@@ -236,6 +236,22 @@ btjit_slot_index(const BtjitSlot *slot, Relation rel)
 	return slot->ix;
 }
 
+/*
+ * The index whose scan took the last step from one item to the next
+ * (targets/gettuple.c): one entry in front of the slot table, since a scan
+ * steps once per row between its page reads, and a step is some twenty
+ * instructions.  Set from a slot that holds the index with compiled code;
+ * emptied with the slots, so that it holds only what a slot could.
+ */
+typedef struct BtjitStepIndex
+{
+	Relation	rel;
+	Oid			relid;
+	struct BtjitIndex *ix;
+} BtjitStepIndex;
+
+extern BtjitStepIndex btjit_step_index;
+
 extern void btjit_dispatch_init(void *const *stock_entries);
 
 /* ---- Per-index state (jitcache.c) ---- */

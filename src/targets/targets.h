@@ -6,8 +6,10 @@
  *	  routine, its declined path and, where the module implements the
  *	  function itself, that implementation.
  *
+ *	  gettuple.c	btgettuple: a scan's step from one saved item to the
+ *					next on its page (15, 17, 18, 19)
  *	  first.c		_bt_first: the start of a simple scan, on the descent
- *					and the leaf read below (15, 17)
+ *					and the leaf read below (15, 17, 18)
  *	  binsrch.c		_bt_binsrch: the page search of every descent
  *	  compare.c		_bt_compare: high-key checks, unique checks
  *	  insert.c		_bt_binsrch_insert: the leaf search of an insertion

@@ -1,0 +1,219 @@
+/*-------------------------------------------------------------------------
+ *
+ * gettuple.c
+ *	  The redirected btgettuple (PostgreSQL 15, 17, 18 and 19): a scan's
+ *	  step from one saved item to the next on the same leaf page, for an
+ *	  index with compiled code.
+ *
+ * The executor asks the B-tree for each row with btgettuple, which, once
+ * the scan is positioned, calls _bt_next: one more item index in the
+ * scan's direction, and that item's TID (and, for an index-only scan, its
+ * tuple in so->currTuples) returned.  A leaf read saves every matching
+ * item of its page at once, so nearly every call is that step: some sixty
+ * instructions of the server's, in two functions, for a dozen of work.
+ *
+ * The module takes exactly the step within the page: a scan positioned on
+ * a page (currPos valid), no tuple to mark dead (kill_prior_tuple, which
+ * the server records) and an item left on the page in the scan's
+ * direction.  There btgettuple clears xs_recheck and _bt_next moves the
+ * item index and returns the item, and nothing else: the arrays, the
+ * parallel scan and the mark are touched only when a page is done, so
+ * the step is the same for every form of scan.  Everything else is the
+ * server's btgettuple: the first call (_bt_first), the step to another
+ * page (_bt_steppage), a tuple to kill, an index without compiled code,
+ * and every call while the module is off.
+ *
+ * A step is some twenty instructions, so finding the index's state must
+ * not cost as much: runtime/dispatch.c keeps the index of the last step
+ * (btjit_step_index), and only a step in a scan of another index reads the
+ * slot table (src/README, "The step from one item to the next").
+ *
+ * verify mode: the module works out the step, the server's btgettuple
+ * takes it, and the two must agree on the result, the item index, the
+ * TID, the tuple and xs_recheck.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "utils/rel.h"
+
+#include "targets/targets.h"
+
+typedef bool (*BtjitGettupleFn) (IndexScanDesc scan, ScanDirection dir);
+
+#define BTJIT_STOCK_GETTUPLE \
+	((BtjitGettupleFn) btjit_module.stock[BTJIT_TARGET_GETTUPLE])
+
+static bool btjit_dispatch_gettuple(IndexScanDesc scan, ScanDirection dir);
+
+const BtjitTargetImpl btjit_target_gettuple = {
+	.dispatcher = (void *) btjit_dispatch_gettuple,
+};
+
+/*
+ * Whether _bt_next returns the item's tuple: 15 and 17 test the scan's
+ * request, 18 and 19 (_bt_returnitem) whether the scan has tuples saved,
+ * which btrescan allocates exactly when the scan asks for them.
+ */
+#if PG_VERSION_NUM >= 180000
+#define GETTUPLE_RETURNS_TUPLE(scan, so) ((so)->currTuples != NULL)
+#else
+#define GETTUPLE_RETURNS_TUPLE(scan, so) ((scan)->xs_want_itup)
+#endif
+
+/* The step: the item at next returned, as _bt_next returns it. */
+static inline bool
+gettuple_step(IndexScanDesc scan, BTScanOpaque so, int next, BtjitIndex *ix)
+{
+	BTScanPosItem *item = &so->currPos.items[next];
+
+	scan->xs_recheck = false;
+	so->currPos.itemIndex = next;
+	scan->xs_heaptid = item->heapTid;
+	if (GETTUPLE_RETURNS_TUPLE(scan, so))
+		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
+	ix->counts.jit_row_steps++;
+	return true;
+}
+
+/*
+ * The item the step would return, when the scan is positioned, has no
+ * tuple to kill and has an item left on its page in its direction (any
+ * direction but forward is backward, as in _bt_next); else -1.
+ */
+static inline int
+gettuple_next_item(IndexScanDesc scan, BTScanOpaque so, ScanDirection dir)
+{
+	int			next;
+
+	if (!BTScanPosIsValid(so->currPos) || scan->kill_prior_tuple)
+		return -1;
+	if (ScanDirectionIsForward(dir))
+	{
+		next = so->currPos.itemIndex + 1;
+		return next <= so->currPos.lastItem ? next : -1;
+	}
+	next = so->currPos.itemIndex - 1;
+	return next >= so->currPos.firstItem ? next : -1;
+}
+
+static pg_noinline bool
+gettuple_verify(IndexScanDesc scan, ScanDirection dir, BtjitIndex *ix,
+				int next)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	BTScanPosItem *item = &so->currPos.items[next];
+	ItemPointerData heap_tid = item->heapTid;
+	IndexTuple	itup = GETTUPLE_RETURNS_TUPLE(scan, so) ?
+		(IndexTuple) (so->currTuples + item->tupleOffset) : scan->xs_itup;
+	const char *difference = NULL;
+	bool		found;
+
+	found = BTJIT_STOCK_GETTUPLE(scan, dir);
+	ix->counts.jit_row_steps++;
+	if (!found)
+		difference = "the result";
+	else if (so->currPos.itemIndex != next)
+		difference = "the item index";
+	else if (!ItemPointerEquals(&scan->xs_heaptid, &heap_tid))
+		difference = "the heap TID";
+	else if (scan->xs_itup != itup)
+		difference = "the index tuple";
+	else if (scan->xs_recheck)
+		difference = "xs_recheck";
+	if (unlikely(difference != NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("btree_jit: the step to the next item of index \"%s\" differs from the server's btgettuple",
+						RelationGetRelationName(scan->indexRelation)),
+				 errdetail("They differ in %s: the module's step returns item %d, the server's %s item %d; items %d to %d, %s scan.",
+						   difference, next,
+						   found ? "returned" : "found no",
+						   so->currPos.itemIndex,
+						   so->currPos.firstItem, so->currPos.lastItem,
+						   ScanDirectionIsForward(dir) ? "forward" : "backward"),
+				 errhint(BTJIT_VERIFY_HINT)));
+	ix->counts.verified_row_steps++;
+	return found;
+}
+
+/*
+ * The module's state for the scan's index, from its slot (and kept as the
+ * step's entry), or NULL when the index has no compiled code or its slot
+ * holds another index.
+ */
+static BtjitIndex *
+gettuple_index(Relation rel)
+{
+	BtjitIndex *ix = btjit_slot_index(btjit_slot_for(rel), rel);
+
+	if (ix == NULL || ix->fn == NULL)
+		return NULL;
+	btjit_step_index.rel = rel;
+	btjit_step_index.relid = rel->rd_id;
+	btjit_step_index.ix = ix;
+	return ix;
+}
+
+/* The module on and verifying (or off: the server's). */
+static pg_noinline bool
+gettuple_slow(IndexScanDesc scan, ScanDirection dir)
+{
+	BtjitIndex *ix;
+	int			next;
+
+	if (!btjit_code_active ||
+		(next = gettuple_next_item(scan, (BTScanOpaque) scan->opaque,
+								   dir)) < 0 ||
+		(ix = gettuple_index(scan->indexRelation)) == NULL)
+		return BTJIT_STOCK_GETTUPLE(scan, dir);
+	return gettuple_verify(scan, dir, ix, next);
+}
+
+/* A step in a scan of another index than the last stepped one. */
+static pg_noinline bool
+gettuple_other_index(IndexScanDesc scan, ScanDirection dir, int next)
+{
+	BtjitIndex *ix = gettuple_index(scan->indexRelation);
+
+	if (ix == NULL)
+		return BTJIT_STOCK_GETTUPLE(scan, dir);
+	return gettuple_step(scan, (BTScanOpaque) scan->opaque, next, ix);
+}
+
+/*
+ * The first call of a scan goes to the server's function after one test,
+ * the call at a page's end after six: a probe of a unique key makes just
+ * these two.  The module off costs each step four tests.
+ */
+static bool
+btjit_dispatch_gettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	int			next;
+
+	if (!BTScanPosIsValid(so->currPos) || scan->kill_prior_tuple)
+		return BTJIT_STOCK_GETTUPLE(scan, dir);
+	if (unlikely(!btjit_fast_ok))
+		return btjit_code_active ? gettuple_slow(scan, dir) :
+			BTJIT_STOCK_GETTUPLE(scan, dir);
+	if (ScanDirectionIsForward(dir))
+	{
+		next = so->currPos.itemIndex + 1;
+		if (next > so->currPos.lastItem)
+			return BTJIT_STOCK_GETTUPLE(scan, dir);
+	}
+	else
+	{
+		next = so->currPos.itemIndex - 1;
+		if (next < so->currPos.firstItem)
+			return BTJIT_STOCK_GETTUPLE(scan, dir);
+	}
+	if (rel != btjit_step_index.rel || rel->rd_id != btjit_step_index.relid)
+		return gettuple_other_index(scan, dir, next);
+	return gettuple_step(scan, so, next, btjit_step_index.ix);
+}

@@ -103,8 +103,8 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 											 * verified_descents,
 											 * jit_scan_starts,
 											 * verified_scan_starts,
-										 * jit_row_steps,
-										 * verified_row_steps */
+											 * jit_row_steps,
+											 * verified_row_steps */
 #define BTJIT_STOCK_CALLS_COLS	5	/* 1.4 */
 #define BTJIT_INDEXES_INFO_COLS	4
 

@@ -80,24 +80,20 @@ gettuple_step(IndexScanDesc scan, BTScanOpaque so, int next, BtjitIndex *ix)
 }
 
 /*
- * The item the step would return, when the scan is positioned, has no
- * tuple to kill and has an item left on its page in its direction (any
- * direction but forward is backward, as in _bt_next); else -1.
+ * Whether the scan's page has an item left in its direction (any direction
+ * but forward is backward, as in _bt_next), and which, in *next; for a
+ * scan positioned on a page and with no tuple to kill.
  */
-static inline int
-gettuple_next_item(IndexScanDesc scan, BTScanOpaque so, ScanDirection dir)
+static inline bool
+gettuple_next_item(BTScanOpaque so, ScanDirection dir, int *next)
 {
-	int			next;
-
-	if (!BTScanPosIsValid(so->currPos) || scan->kill_prior_tuple)
-		return -1;
 	if (ScanDirectionIsForward(dir))
 	{
-		next = so->currPos.itemIndex + 1;
-		return next <= so->currPos.lastItem ? next : -1;
+		*next = so->currPos.itemIndex + 1;
+		return *next <= so->currPos.lastItem;
 	}
-	next = so->currPos.itemIndex - 1;
-	return next >= so->currPos.firstItem ? next : -1;
+	*next = so->currPos.itemIndex - 1;
+	return *next >= so->currPos.firstItem;
 }
 
 static pg_noinline bool
@@ -158,16 +154,14 @@ gettuple_index(Relation rel)
 	return ix;
 }
 
-/* The module on and verifying (or off: the server's). */
+/* verify mode, for a scan positioned and with no tuple to kill */
 static pg_noinline bool
-gettuple_slow(IndexScanDesc scan, ScanDirection dir)
+gettuple_verify_step(IndexScanDesc scan, ScanDirection dir)
 {
 	BtjitIndex *ix;
 	int			next;
 
-	if (!btjit_code_active ||
-		(next = gettuple_next_item(scan, (BTScanOpaque) scan->opaque,
-								   dir)) < 0 ||
+	if (!gettuple_next_item((BTScanOpaque) scan->opaque, dir, &next) ||
 		(ix = gettuple_index(scan->indexRelation)) == NULL)
 		return BTJIT_STOCK_GETTUPLE(scan, dir);
 	return gettuple_verify(scan, dir, ix, next);
@@ -199,20 +193,10 @@ btjit_dispatch_gettuple(IndexScanDesc scan, ScanDirection dir)
 	if (!BTScanPosIsValid(so->currPos) || scan->kill_prior_tuple)
 		return BTJIT_STOCK_GETTUPLE(scan, dir);
 	if (unlikely(!btjit_fast_ok))
-		return btjit_code_active ? gettuple_slow(scan, dir) :
+		return btjit_code_active ? gettuple_verify_step(scan, dir) :
 			BTJIT_STOCK_GETTUPLE(scan, dir);
-	if (ScanDirectionIsForward(dir))
-	{
-		next = so->currPos.itemIndex + 1;
-		if (next > so->currPos.lastItem)
-			return BTJIT_STOCK_GETTUPLE(scan, dir);
-	}
-	else
-	{
-		next = so->currPos.itemIndex - 1;
-		if (next < so->currPos.firstItem)
-			return BTJIT_STOCK_GETTUPLE(scan, dir);
-	}
+	if (!gettuple_next_item(so, dir, &next))
+		return BTJIT_STOCK_GETTUPLE(scan, dir);
 	if (rel != btjit_step_index.rel || rel->rd_id != btjit_step_index.relid)
 		return gettuple_other_index(scan, dir, next);
 	return gettuple_step(scan, so, next, btjit_step_index.ix);

@@ -148,8 +148,7 @@ SELECT * FROM cx_state('cx_b');
 
 -- The scans were started by the module and verified where the server's
 -- _bt_first is redirected (15, 17 and 18), by the server on 19.
-SELECT position('_bt_first redirected' IN reason) > 0 AS first_redirected
-  FROM btree_jit_status() \gset
+SELECT redirected('_bt_first') AS first_redirected \gset
 SELECT (s.jit_scan_starts > 0 AND s.verified_scan_starts > 0) = :'first_redirected'
        AS starts_as_expected
   FROM btree_jit_index_stats() s WHERE s.indexrelid = 'cx_pkey'::regclass;

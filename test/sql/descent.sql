@@ -33,14 +33,10 @@ LANGUAGE sql AS $$
       FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
 $$;
 CREATE FUNCTION descents(idx regclass, OUT descents bigint, OUT verified bigint)
-LANGUAGE sql AS $$
-    SELECT coalesce(sum(s.jit_descents), 0), coalesce(sum(s.verified_descents), 0)
-      FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
-$$;
+LANGUAGE sql AS $$ SELECT * FROM jit_counts(idx, 'descents') $$;
 -- does this server redirect the three, and _bt_search?  (not on 19)
-SELECT position('_bt_relandgetbuf redirected' IN reason) > 0 AS redirects,
-       position('_bt_search redirected' IN reason) > 0 AS search_redirected
-  FROM btree_jit_status() \gset
+SELECT redirected('_bt_relandgetbuf') AS redirects,
+       redirected('_bt_search') AS search_redirected \gset
 
 -- Even keys, so that odd probes miss; three levels.
 CREATE TABLE dsc (id int4 PRIMARY KEY, v int4);

@@ -58,6 +58,24 @@ LANGUAGE sql AS $$
       FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
 $$;
 
+-- An index's jit_<counter> and verified_<counter> (btree_jit_index_stats())
+-- so far in this backend.
+CREATE FUNCTION jit_counts(idx regclass, counter text,
+                           OUT jit bigint, OUT verified bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('SELECT coalesce(sum(s.%I), 0), coalesce(sum(s.%I), 0)
+                      FROM btree_jit_index_stats() s WHERE s.indexrelid = $1',
+                   'jit_' || counter, 'verified_' || counter)
+        INTO jit, verified USING idx;
+END $$;
+
+-- Whether this server redirects the function fn (the status's reason).
+CREATE FUNCTION redirected(fn text) RETURNS boolean
+LANGUAGE sql AS $$
+    SELECT position(fn || ' redirected' IN reason) > 0 FROM btree_jit_status()
+$$;
+
 -- Page searches of one index so far in this backend (either path).
 CREATE FUNCTION searches(idx regclass) RETURNS bigint
 LANGUAGE sql AS $$

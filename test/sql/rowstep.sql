@@ -16,13 +16,9 @@ CREATE EXTENSION IF NOT EXISTS btree_jit;
 RESET client_min_messages;
 
 CREATE FUNCTION row_steps(idx regclass, OUT steps bigint, OUT verified bigint)
-LANGUAGE sql AS $$
-    SELECT coalesce(sum(s.jit_row_steps), 0), coalesce(sum(s.verified_row_steps), 0)
-      FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
-$$;
+LANGUAGE sql AS $$ SELECT * FROM jit_counts(idx, 'row_steps') $$;
 -- does this server redirect btgettuple?
-SELECT position('btgettuple redirected' IN reason) > 0 AS step_redirected
-  FROM btree_jit_status() \gset
+SELECT redirected('btgettuple') AS step_redirected \gset
 
 -- Unique keys over some sixty leaf pages; a duplicate column in posting
 -- lists; no autovacuum, so that the dead tuples below stay for the scans.

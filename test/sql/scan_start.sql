@@ -20,13 +20,9 @@ CREATE EXTENSION IF NOT EXISTS btree_jit;
 RESET client_min_messages;
 
 CREATE FUNCTION scan_starts(idx regclass, OUT starts bigint, OUT verified bigint)
-LANGUAGE sql AS $$
-    SELECT coalesce(sum(s.jit_scan_starts), 0), coalesce(sum(s.verified_scan_starts), 0)
-      FROM btree_jit_index_stats() s WHERE s.indexrelid = idx
-$$;
+LANGUAGE sql AS $$ SELECT * FROM jit_counts(idx, 'scan_starts') $$;
 -- does this server redirect _bt_first?  (15, 17 and 18)
-SELECT position('_bt_first redirected' IN reason) > 0 AS first_redirected
-  FROM btree_jit_status() \gset
+SELECT redirected('_bt_first') AS first_redirected \gset
 
 -- Unique even keys (odd probes miss), duplicates in long runs that cross
 -- pages, a descending column with NULLs, a NULLS FIRST column, text.

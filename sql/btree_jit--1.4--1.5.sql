@@ -23,8 +23,10 @@
 -- on the compiled page search and compare), jit_scan_starts (on 15, 17 and
 -- 18, the starts of simple scans, _bt_first, the module made),
 -- jit_row_steps (the steps of a scan from one item to the next on its leaf
--- page, btgettuple, the module took) and the verified_ count of each (of
--- those, compared with the server's code under btree_jit.verify).
+-- page, btgettuple, the module took), jit_tid_steps (on 15, 17 and 18, the
+-- same steps the module took where the executor asks for the row,
+-- index_getnext_tid, without calling btgettuple) and the verified_ count of
+-- each (of those, compared with the server's code under btree_jit.verify).
 --
 -- Each changed function has a C entry point of its own for 1.5, so that
 -- 1.4's definitions keep working with this module until the update.
@@ -70,7 +72,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_scan_starts bigint,
     OUT verified_scan_starts bigint,
     OUT jit_row_steps bigint,
-    OUT verified_row_steps bigint)
+    OUT verified_row_steps bigint,
+    OUT jit_tid_steps bigint,
+    OUT verified_tid_steps bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -121,7 +125,9 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_scan_starts bigint,
     OUT verified_scan_starts bigint,
     OUT jit_row_steps bigint,
-    OUT verified_row_steps bigint)
+    OUT verified_row_steps bigint,
+    OUT jit_tid_steps bigint,
+    OUT verified_tid_steps bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -170,6 +176,8 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_scan_starts,
          s.jit_row_steps,
          s.verified_row_steps,
+         s.jit_tid_steps,
+         s.verified_tid_steps,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,

@@ -265,4 +265,22 @@ typedef Oid RelFileNumberCompat;
 #define BTJIT_REL_LOCATOR(rel)		((rel)->rd_node)
 #endif
 
+/*
+ * The rows an index scan returned, in the index's pending statistics
+ * (pgstat_count_index_tuples): 16 renamed PgStat_TableCounts' fields.
+ */
+#if PG_VERSION_NUM >= 160000
+#define BTJIT_PGSTAT_TUPLES_RETURNED(tabstat)	((tabstat)->counts.tuples_returned)
+#else
+#define BTJIT_PGSTAT_TUPLES_RETURNED(tabstat)	((tabstat)->t_counts.t_tuples_returned)
+#endif
+
+/*
+ * index_getnext_tid, which the step from item to item is also taken from
+ * (targets/gettuple.c): its source is at hand for 15 to 18.
+ */
+#if PG_VERSION_NUM < 190000
+#define BTJIT_GETNEXT_REDIRECTABLE 1
+#endif
+
 #endif							/* BTREE_JIT_PG_COMPAT_H */

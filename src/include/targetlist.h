@@ -187,3 +187,16 @@ BTJIT_TARGET(GETTUPLE, gettuple, "btgettuple", BTJIT_LOCATE_EXPORTED, BINSRCH,
 			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, row_steps,
 			 15, 19, BTJIT_RELEASES_CHECKED,
 			 "Scans step from one item to the next with the server's btgettuple and _bt_next.")
+/*
+ * The same step, taken where the executor asks for the next row, 15 to
+ * 18: index_getnext_tid, for a scan of the index the last step was taken
+ * in, moves to the next item itself and does what index_getnext_tid does
+ * after btgettuple (the flags cleared, the row counted in pg_stat), so
+ * that a row of an index scan costs one call, not three.  Anything else,
+ * other access methods among it, is the server's index_getnext_tid,
+ * which calls btgettuple (the row above).  19's indexam.c is not at hand.
+ */
+BTJIT_TARGET(GETNEXT, getnext, "index_getnext_tid", BTJIT_LOCATE_EXPORTED, GETTUPLE,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, tid_steps,
+			 15, 18, BTJIT_RELEASES_CHECKED,
+			 "The executor asks for each row of an index scan through the server's index_getnext_tid, which calls btgettuple.")

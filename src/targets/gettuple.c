@@ -1,16 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * gettuple.c
- *	  The redirected btgettuple (PostgreSQL 15, 17, 18 and 19): a scan's
- *	  step from one saved item to the next on the same leaf page, for an
- *	  index with compiled code.
+ *	  A scan's step from one saved item to the next on the same leaf page,
+ *	  for an index with compiled code, taken in the redirected btgettuple
+ *	  (PostgreSQL 15, 17, 18 and 19) and, where the executor asks for the
+ *	  row, in the redirected index_getnext_tid (15, 17, 18).
  *
- * The executor asks the B-tree for each row with btgettuple, which, once
- * the scan is positioned, calls _bt_next: one more item index in the
- * scan's direction, and that item's TID (and, for an index-only scan, its
- * tuple in so->currTuples) returned.  A leaf read saves every matching
- * item of its page at once, so nearly every call is that step: some sixty
- * instructions of the server's, in two functions, for a dozen of work.
+ * The executor asks for each row of an index scan with index_getnext_tid,
+ * which calls the access method's amgettuple, btgettuple, which, once the
+ * scan is positioned, calls _bt_next: one more item index in the scan's
+ * direction, and that item's TID (and, for an index-only scan, its tuple
+ * in so->currTuples) returned; index_getnext_tid then clears two flags and
+ * counts the row in the index's statistics.  A leaf read saves every
+ * matching item of its page at once, so nearly every call is that step:
+ * some eighty instructions of the server's, in three functions, for a
+ * dozen of work.
  *
  * The module takes exactly the step within the page: a scan positioned on
  * a page (currPos valid), no tuple to mark dead (kill_prior_tuple, which
@@ -27,10 +31,15 @@
  * not cost as much: runtime/dispatch.c keeps the index of the last step
  * (btjit_step_index), and only a step in a scan of another index reads the
  * slot table (src/README, "The step from one item to the next").
+ * index_getnext_tid takes the step only for a scan of that index (which
+ * only btgettuple sets, so that a scan of any other access method, or of
+ * another index, is the server's after one comparison), and then does
+ * index_getnext_tid's part itself.
  *
- * verify mode: the module works out the step, the server's btgettuple
- * takes it, and the two must agree on the result, the item index, the
- * TID, the tuple and xs_recheck.
+ * verify mode: the module works out the step, the server's function takes
+ * it, and the two must agree on the result, the item index, the TID, the
+ * tuple and xs_recheck, and, for index_getnext_tid, on the flags it clears
+ * and the row it counts.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,6 +47,8 @@
 
 #include "access/nbtree.h"
 #include "access/relscan.h"
+#include "catalog/pg_am_d.h"
+#include "pgstat.h"
 #include "utils/rel.h"
 
 #include "targets/targets.h"
@@ -53,6 +64,21 @@ const BtjitTargetImpl btjit_target_gettuple = {
 	.dispatcher = (void *) btjit_dispatch_gettuple,
 };
 
+#ifdef BTJIT_GETNEXT_REDIRECTABLE
+typedef ItemPointer (*BtjitGetnextFn) (IndexScanDesc scan, ScanDirection dir);
+
+#define BTJIT_STOCK_GETNEXT \
+	((BtjitGetnextFn) btjit_module.stock[BTJIT_TARGET_GETNEXT])
+
+static ItemPointer btjit_dispatch_getnext(IndexScanDesc scan, ScanDirection dir);
+
+const BtjitTargetImpl btjit_target_getnext = {
+	.dispatcher = (void *) btjit_dispatch_getnext,
+};
+#else
+const BtjitTargetImpl btjit_target_getnext = {0};
+#endif
+
 /*
  * Whether _bt_next returns the item's tuple: 15 and 17 test the scan's
  * request, 18 and 19 (_bt_returnitem) whether the scan has tuples saved,
@@ -64,9 +90,12 @@ const BtjitTargetImpl btjit_target_gettuple = {
 #define GETTUPLE_RETURNS_TUPLE(scan, so) ((scan)->xs_want_itup)
 #endif
 
-/* The step: the item at next returned, as _bt_next returns it. */
-static inline bool
-gettuple_step(IndexScanDesc scan, BTScanOpaque so, int next, BtjitIndex *ix)
+/*
+ * The step: the item at next returned, as btgettuple and _bt_next return
+ * it (the caller counts it).
+ */
+static inline void
+gettuple_step(IndexScanDesc scan, BTScanOpaque so, int next)
 {
 	BTScanPosItem *item = &so->currPos.items[next];
 
@@ -75,8 +104,6 @@ gettuple_step(IndexScanDesc scan, BTScanOpaque so, int next, BtjitIndex *ix)
 	scan->xs_heaptid = item->heapTid;
 	if (GETTUPLE_RETURNS_TUPLE(scan, so))
 		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
-	ix->counts.jit_row_steps++;
-	return true;
 }
 
 /*
@@ -175,7 +202,9 @@ gettuple_other_index(IndexScanDesc scan, ScanDirection dir, int next)
 
 	if (ix == NULL)
 		return BTJIT_STOCK_GETTUPLE(scan, dir);
-	return gettuple_step(scan, (BTScanOpaque) scan->opaque, next, ix);
+	gettuple_step(scan, (BTScanOpaque) scan->opaque, next);
+	ix->counts.jit_row_steps++;
+	return true;
 }
 
 /*
@@ -199,5 +228,153 @@ btjit_dispatch_gettuple(IndexScanDesc scan, ScanDirection dir)
 		return BTJIT_STOCK_GETTUPLE(scan, dir);
 	if (rel != btjit_step_index.rel || rel->rd_id != btjit_step_index.relid)
 		return gettuple_other_index(scan, dir, next);
-	return gettuple_step(scan, so, next, btjit_step_index.ix);
+	gettuple_step(scan, so, next);
+	btjit_step_index.ix->counts.jit_row_steps++;
+	return true;
 }
+
+#ifdef BTJIT_GETNEXT_REDIRECTABLE
+
+/*
+ * Whether index_getnext_tid's call is a step the module takes, for a scan
+ * of a B-tree index: btgettuple's conditions, and the relation's
+ * statistics entry set up (the server's function sets it up otherwise,
+ * pgstat_count_index_tuples).
+ */
+static inline bool
+getnext_is_step(IndexScanDesc scan, BTScanOpaque so, ScanDirection dir,
+				int *next)
+{
+	return BTScanPosIsValid(so->currPos) && !scan->kill_prior_tuple &&
+		gettuple_next_item(so, dir, next) &&
+		scan->indexRelation->pgstat_info != NULL;
+}
+
+/* The step, and what index_getnext_tid does after btgettuple. */
+static inline ItemPointer
+getnext_step(IndexScanDesc scan, BTScanOpaque so, int next, BtjitIndex *ix)
+{
+	gettuple_step(scan, so, next);
+	ix->counts.jit_tid_steps++;
+	scan->xs_heap_continue = false;
+	BTJIT_PGSTAT_TUPLES_RETURNED(scan->indexRelation->pgstat_info)++;
+	return &scan->xs_heaptid;
+}
+
+/*
+ * verify mode, for index_getnext_tid: the module works out the step, the
+ * server's index_getnext_tid takes it (through the redirected btgettuple,
+ * whose verify mode checks the step in its own terms), and the two must
+ * agree on the TID and tuple returned and on what index_getnext_tid adds:
+ * the two flags cleared and one row counted in the index's statistics.
+ */
+static pg_noinline ItemPointer
+getnext_verify(IndexScanDesc scan, ScanDirection dir)
+{
+	Relation	rel = scan->indexRelation;
+	BTScanOpaque so;
+	BtjitIndex *ix;
+	BTScanPosItem *item;
+	ItemPointerData heap_tid;
+	IndexTuple	itup;
+	PgStat_Counter returned;
+	ItemPointer tid;
+	const char *difference = NULL;
+	int			next;
+
+	if (rel->rd_rel->relam != BTREE_AM_OID)
+		return BTJIT_STOCK_GETNEXT(scan, dir);
+	so = (BTScanOpaque) scan->opaque;
+	if (!getnext_is_step(scan, so, dir, &next) ||
+		(ix = gettuple_index(rel)) == NULL)
+		return BTJIT_STOCK_GETNEXT(scan, dir);
+	item = &so->currPos.items[next];
+	heap_tid = item->heapTid;
+	itup = GETTUPLE_RETURNS_TUPLE(scan, so) ?
+		(IndexTuple) (so->currTuples + item->tupleOffset) : scan->xs_itup;
+	returned = BTJIT_PGSTAT_TUPLES_RETURNED(rel->pgstat_info);
+
+	tid = BTJIT_STOCK_GETNEXT(scan, dir);
+	ix->counts.jit_tid_steps++;
+	if (tid != &scan->xs_heaptid)
+		difference = "the result";
+	else if (so->currPos.itemIndex != next)
+		difference = "the item index";
+	else if (!ItemPointerEquals(tid, &heap_tid))
+		difference = "the heap TID";
+	else if (scan->xs_itup != itup)
+		difference = "the index tuple";
+	else if (scan->xs_recheck || scan->kill_prior_tuple ||
+			 scan->xs_heap_continue)
+		difference = "the flags";
+	else if (rel->pgstat_info == NULL ||
+			 BTJIT_PGSTAT_TUPLES_RETURNED(rel->pgstat_info) != returned + 1)
+		difference = "the rows counted";
+	if (unlikely(difference != NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("btree_jit: the step to the next item of index \"%s\" differs from the server's index_getnext_tid",
+						RelationGetRelationName(rel)),
+				 errdetail("They differ in %s: the module's step returns item %d, the server's %s item %d; items %d to %d, %s scan.",
+						   difference, next,
+						   tid != NULL ? "returned" : "found no",
+						   so->currPos.itemIndex,
+						   so->currPos.firstItem, so->currPos.lastItem,
+						   ScanDirectionIsForward(dir) ? "forward" : "backward"),
+				 errhint(BTJIT_VERIFY_HINT)));
+	ix->counts.verified_tid_steps++;
+	return tid;
+}
+
+/*
+ * A call of a positioned B-tree scan of another index than the last
+ * stepped one: a step takes the index's state from its slot (and makes it
+ * the step's entry), as btgettuple does, so that a nested loop alternating
+ * two indexes does not pay the server's function and btgettuple's redirect
+ * for each step.
+ */
+static pg_noinline ItemPointer
+getnext_other_index(IndexScanDesc scan, ScanDirection dir)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	BtjitIndex *ix;
+	int			next;
+
+	if (!getnext_is_step(scan, so, dir, &next) ||
+		(ix = gettuple_index(scan->indexRelation)) == NULL)
+		return BTJIT_STOCK_GETNEXT(scan, dir);
+	return getnext_step(scan, so, next, ix);
+}
+
+/*
+ * index_getnext_tid, redirected.  Every call while the module is off goes
+ * to the server's function after two tests, and so do a scan of another
+ * access method and a scan's first call (a probe of a unique key makes
+ * just that call and the next) after a few more; a positioned B-tree scan
+ * of another index than the last stepped one goes to getnext_other_index.
+ */
+static ItemPointer
+btjit_dispatch_getnext(IndexScanDesc scan, ScanDirection dir)
+{
+	Relation	rel = scan->indexRelation;
+	BTScanOpaque so;
+	int			next;
+
+	if (unlikely(!btjit_fast_ok))
+		return btjit_code_active ? getnext_verify(scan, dir) :
+			BTJIT_STOCK_GETNEXT(scan, dir);
+	so = (BTScanOpaque) scan->opaque;
+	if (rel != btjit_step_index.rel || rel->rd_id != btjit_step_index.relid)
+	{
+		/* only a B-tree scan's opaque is a BTScanOpaque */
+		if (rel->rd_rel->relam != BTREE_AM_OID ||
+			!BTScanPosIsValid(so->currPos))
+			return BTJIT_STOCK_GETNEXT(scan, dir);
+		return getnext_other_index(scan, dir);
+	}
+	if (!getnext_is_step(scan, so, dir, &next))
+		return BTJIT_STOCK_GETNEXT(scan, dir);
+	return getnext_step(scan, so, next, btjit_step_index.ix);
+}
+
+#endif							/* BTJIT_GETNEXT_REDIRECTABLE */

@@ -785,10 +785,37 @@ leafread_save_at(BTScanPosItem *items, BTScanPosItem *item, char *tuples,
 					 offsetof(BTScanPosItem, indexOffset) == 6,
 					 "a heap TID and the field after it are 8 bytes");
 
+	/*
+	 * An index-only scan's common tuple: 16 bytes and no alternative TID
+	 * format (so no posting list), in one test of t_info.
+	 */
+	if (tuples != NULL &&
+		likely((itup->t_info & (INDEX_SIZE_MASK | INDEX_ALT_TID_MASK)) ==
+			   LEAFREAD_COMMON_TUPLE_SIZE))
+	{
+		if (!forward)
+			item--;
+		memcpy(item, itup, 8);
+		item->indexOffset = offnum;
+		item->tupleOffset = *tupleOffset;
+		memcpy(tuples + *tupleOffset, itup, LEAFREAD_COMMON_TUPLE_SIZE);
+		*tupleOffset += LEAFREAD_COMMON_TUPLE_SIZE;
+		return forward ? item + 1 : item;
+	}
 	if (unlikely(BTreeTupleIsPosting(itup)))
-		return &items[leafread_save_posting(items, tuples, tupleOffset,
-											item - items, offnum, itup,
-											forward)];
+	{
+		/*
+		 * The offset through a copy: were the caller's local passed by
+		 * address, it would live in memory for the whole walk.
+		 */
+		int			offset = *tupleOffset;
+		int			next = leafread_save_posting(items, tuples, &offset,
+												 item - items, offnum, itup,
+												 forward);
+
+		*tupleOffset = offset;
+		return &items[next];
+	}
 	if (!forward)
 		item--;
 	memcpy(item, itup, 8);

@@ -7,7 +7,9 @@
  *	  function itself, that implementation.
  *
  *	  gettuple.c	btgettuple: a scan's step from one saved item to the
- *					next on its page (15, 17, 18, 19)
+ *					next on its page (15, 17, 18, 19); and index_getnext_tid:
+ *					the same step where the executor asks for the row
+ *					(15, 17, 18)
  *	  first.c		_bt_first: the start of a simple scan, on the descent
  *					and the leaf read below (15, 17, 18)
  *	  binsrch.c		_bt_binsrch: the page search of every descent

@@ -123,30 +123,60 @@ gettuple_next_item(BTScanOpaque so, ScanDirection dir, int *next)
 	return *next >= so->currPos.firstItem;
 }
 
+/* What a step to item next returns, worked out before the server's takes it */
+typedef struct GettupleExpected
+{
+	int			next;
+	ItemPointerData heap_tid;
+	IndexTuple	itup;
+} GettupleExpected;
+
+static inline void
+gettuple_expect(IndexScanDesc scan, BTScanOpaque so, int next,
+				GettupleExpected *expected)
+{
+	BTScanPosItem *item = &so->currPos.items[next];
+
+	expected->next = next;
+	expected->heap_tid = item->heapTid;
+	expected->itup = GETTUPLE_RETURNS_TUPLE(scan, so) ?
+		(IndexTuple) (so->currTuples + item->tupleOffset) : scan->xs_itup;
+}
+
+/*
+ * Where the step the server's function took differs from the expected
+ * one (item index, TID, tuple, xs_recheck), or NULL.
+ */
+static const char *
+gettuple_difference(IndexScanDesc scan, BTScanOpaque so,
+					const GettupleExpected *expected)
+{
+	if (so->currPos.itemIndex != expected->next)
+		return "the item index";
+	if (!ItemPointerEquals(&scan->xs_heaptid,
+						   (ItemPointer) &expected->heap_tid))
+		return "the heap TID";
+	if (scan->xs_itup != expected->itup)
+		return "the index tuple";
+	if (scan->xs_recheck)
+		return "xs_recheck";
+	return NULL;
+}
+
 static pg_noinline bool
 gettuple_verify(IndexScanDesc scan, ScanDirection dir, BtjitIndex *ix,
 				int next)
 {
 	BTScanOpaque so = (BTScanOpaque) scan->opaque;
-	BTScanPosItem *item = &so->currPos.items[next];
-	ItemPointerData heap_tid = item->heapTid;
-	IndexTuple	itup = GETTUPLE_RETURNS_TUPLE(scan, so) ?
-		(IndexTuple) (so->currTuples + item->tupleOffset) : scan->xs_itup;
-	const char *difference = NULL;
+	GettupleExpected expected;
+	const char *difference;
 	bool		found;
 
+	gettuple_expect(scan, so, next, &expected);
 	found = BTJIT_STOCK_GETTUPLE(scan, dir);
 	ix->counts.jit_row_steps++;
-	if (!found)
-		difference = "the result";
-	else if (so->currPos.itemIndex != next)
-		difference = "the item index";
-	else if (!ItemPointerEquals(&scan->xs_heaptid, &heap_tid))
-		difference = "the heap TID";
-	else if (scan->xs_itup != itup)
-		difference = "the index tuple";
-	else if (scan->xs_recheck)
-		difference = "xs_recheck";
+	difference = found ? gettuple_difference(scan, so, &expected) :
+		"the result";
 	if (unlikely(difference != NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -274,12 +304,10 @@ getnext_verify(IndexScanDesc scan, ScanDirection dir)
 	Relation	rel = scan->indexRelation;
 	BTScanOpaque so;
 	BtjitIndex *ix;
-	BTScanPosItem *item;
-	ItemPointerData heap_tid;
-	IndexTuple	itup;
+	GettupleExpected expected;
 	PgStat_Counter returned;
 	ItemPointer tid;
-	const char *difference = NULL;
+	const char *difference;
 	int			next;
 
 	if (rel->rd_rel->relam != BTREE_AM_OID)
@@ -288,27 +316,19 @@ getnext_verify(IndexScanDesc scan, ScanDirection dir)
 	if (!getnext_is_step(scan, so, dir, &next) ||
 		(ix = gettuple_index(rel)) == NULL)
 		return BTJIT_STOCK_GETNEXT(scan, dir);
-	item = &so->currPos.items[next];
-	heap_tid = item->heapTid;
-	itup = GETTUPLE_RETURNS_TUPLE(scan, so) ?
-		(IndexTuple) (so->currTuples + item->tupleOffset) : scan->xs_itup;
+	gettuple_expect(scan, so, next, &expected);
 	returned = BTJIT_PGSTAT_TUPLES_RETURNED(rel->pgstat_info);
 
 	tid = BTJIT_STOCK_GETNEXT(scan, dir);
 	ix->counts.jit_tid_steps++;
-	if (tid != &scan->xs_heaptid)
-		difference = "the result";
-	else if (so->currPos.itemIndex != next)
-		difference = "the item index";
-	else if (!ItemPointerEquals(tid, &heap_tid))
-		difference = "the heap TID";
-	else if (scan->xs_itup != itup)
-		difference = "the index tuple";
-	else if (scan->xs_recheck || scan->kill_prior_tuple ||
-			 scan->xs_heap_continue)
+	difference = tid == &scan->xs_heaptid ?
+		gettuple_difference(scan, so, &expected) : "the result";
+	if (difference == NULL &&
+		(scan->kill_prior_tuple || scan->xs_heap_continue))
 		difference = "the flags";
-	else if (rel->pgstat_info == NULL ||
-			 BTJIT_PGSTAT_TUPLES_RETURNED(rel->pgstat_info) != returned + 1)
+	if (difference == NULL &&
+		(rel->pgstat_info == NULL ||
+		 BTJIT_PGSTAT_TUPLES_RETURNED(rel->pgstat_info) != returned + 1))
 		difference = "the rows counted";
 	if (unlikely(difference != NULL))
 		ereport(ERROR,

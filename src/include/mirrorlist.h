@@ -26,7 +26,8 @@
  * answer, and the insertion key entry of index_getprocinfo,
  * ScanKeyEntryInitializeWithInfo and fmgr_info_copy), the step from item
  * to item btgettuple with _bt_next (and 18's _bt_returnitem), what
- * index_getnext_tid does around it, and index_deform_tuple's offsets and
+ * index_getnext_tid does around it, and index_deform_tuple's (and its
+ * internal function's) offsets and
  * fetches for tuples without NULLs.  19's
  * sort source is not served here; there the layout's read-back at every
  * sort (targets/buildsort.c) is the only check.  A point

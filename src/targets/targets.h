@@ -10,7 +10,7 @@
  *					next on its page (15, 17, 18, 19); and index_getnext_tid:
  *					the same step where the executor asks for the row
  *					(15, 17, 18)
- *	  deform.c		index_deform_tuple: an index-only scan's row taken out
+ *	  deform.c		index_deform_tuple_internal: an index-only scan's row taken out
  *					of a tuple whose columns all have a fixed width (15,
  *					17, 18)
  *	  first.c		_bt_first: the start of a simple scan, on the descent

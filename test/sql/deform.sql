@@ -1,11 +1,12 @@
 --
--- An index-only scan's row taken out of its index tuple (index_deform_tuple,
--- 15 to 18): for an index whose columns all have a fixed width, the module
--- fetches each column of a tuple without NULLs at an offset worked out once
--- per index.  The rows must be the server's for every fixed-width kind of
--- column (by value of each width, negative values among them, and by
--- reference), INCLUDE columns, and columns at padded offsets; a tuple with
--- NULLs and an index with a column of variable width are the server's.
+-- An index-only scan's row taken out of its index tuple
+-- (index_deform_tuple_internal, 15 to 18): for an index whose columns all
+-- have a fixed width, the module fetches each column of a tuple without
+-- NULLs at an offset worked out once per index.  The rows must be the
+-- server's for every fixed-width kind of column (by value of each width,
+-- negative values among them, and by reference), INCLUDE columns, and
+-- columns at padded offsets; a tuple with NULLs and an index with a column
+-- of variable width are the server's.
 -- verify must compare every tuple the module takes apart; the fast path
 -- counts them; the module off counts none.  On a release the module was
 -- not checked against, or on 19, the server deforms: the counters stay
@@ -16,7 +17,7 @@ SET client_min_messages = warning;	-- earlier tests may have created it
 CREATE EXTENSION IF NOT EXISTS btree_jit;
 RESET client_min_messages;
 
-SELECT redirected('index_deform_tuple') AS deform_redirected \gset
+SELECT redirected('index_deform_tuple_internal') AS deform_redirected \gset
 
 -- Fixed-width columns of every fetch: "char" (1 byte), int2, int4, int8
 -- and float8 (by value), uuid and interval (by reference), with the

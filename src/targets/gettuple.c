@@ -205,7 +205,9 @@ gettuple_index(Relation rel)
 
 	if (ix == NULL || ix->fn == NULL)
 		return NULL;
-	btjit_step_index_set(rel, ix);
+	btjit_step_index.rel = rel;
+	btjit_step_index.relid = rel->rd_id;
+	btjit_step_index.ix = ix;
 	return ix;
 }
 

@@ -31,6 +31,7 @@ bool		btjit_fast_ok = true;
 
 BtjitSlot	btjit_slots[BTJIT_SLOTS];
 BtjitStepIndex btjit_step_index;
+BtjitBuildIndex btjit_build_index;
 
 /*
  * What a slot holds for a target of an index without compiled code: the
@@ -87,6 +88,8 @@ btjit_slots_invalidate(Datum arg, Oid relid)
 {
 	if (!OidIsValid(relid) || btjit_step_index.relid == relid)
 		memset(&btjit_step_index, 0, sizeof(btjit_step_index));
+	if (!OidIsValid(relid) || btjit_build_index.relid == relid)
+		memset(&btjit_build_index, 0, sizeof(btjit_build_index));
 	if (!OidIsValid(relid))
 	{
 		memset(btjit_slots, 0, sizeof(btjit_slots));
@@ -120,6 +123,19 @@ BtjitIndex *
 btjit_dispatch_open(Relation rel, bool force)
 {
 	BtjitIndex *ix = btjit_index_open(rel, force);
+
+	btjit_slot_fill(rel, ix);
+	return ix;
+}
+
+/*
+ * Point rel's slot at ix, the state btjit_index_open gave it: no catalog
+ * access and no allocation, so that a dispatcher may refill a slot it
+ * found taken while the caller holds buffer locks.
+ */
+void
+btjit_slot_fill(Relation rel, BtjitIndex *ix)
+{
 	BtjitSlot  *slot = btjit_slot_for(rel);
 
 	slot->rel = rel;
@@ -128,6 +144,5 @@ btjit_dispatch_open(Relation rel, bool force)
 		slot->entries[t] = ix->fn != NULL ? ix->entries[t] :
 			btjit_stock_entries[t];
 	slot->ix = ix;
-	return ix;
 }
 

@@ -252,6 +252,24 @@ typedef struct BtjitStepIndex
 
 extern BtjitStepIndex btjit_step_index;
 
+/*
+ * The index a build is loading (targets/build.c), for as long as the
+ * server's btbuild runs, with its state if it has compiled code: the load's
+ * key image comparisons (targets/keepnatts.c) find it here when the slot
+ * table no longer holds it.  The build's sort searches catalog indexes (its
+ * support procedures, on a cold syscache), and each such search takes the
+ * slot its relation hashes to, which can be the index's.  Emptied with the
+ * slots.
+ */
+typedef struct BtjitBuildIndex
+{
+	Relation	rel;
+	Oid			relid;
+	struct BtjitIndex *ix;		/* NULL: the build has no compiled code */
+} BtjitBuildIndex;
+
+extern BtjitBuildIndex btjit_build_index;
+
 extern void btjit_dispatch_init(void *const *stock_entries);
 
 /* ---- Per-index state (jitcache.c) ---- */
@@ -444,6 +462,9 @@ btjit_index_recheck_due(const BtjitIndex *ix)
  * examination).
  */
 extern BtjitIndex *btjit_dispatch_open(Relation rel, bool force);
+
+/* Point rel's slot at the state it has already (dispatch.c). */
+extern void btjit_slot_fill(Relation rel, BtjitIndex *ix);
 
 /* ---- Key shape (keyshape.c) ---- */
 extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,

@@ -59,6 +59,11 @@ btjit_build_estimated_rows(Relation heap)
 static IndexBuildResult *
 btjit_dispatch_build(Relation heap, Relation index, IndexInfo *indexInfo)
 {
+	IndexBuildResult *result;
+
+	btjit_build_index.rel = index;
+	btjit_build_index.relid = RelationGetRelid(index);
+	btjit_build_index.ix = NULL;
 	if (btjit_enabled)
 	{
 		BtjitIndex *ix;
@@ -80,7 +85,25 @@ btjit_dispatch_build(Relation heap, Relation index, IndexInfo *indexInfo)
 			ix->counts.jit_builds++;
 			if (btjit_verify)
 				ix->counts.verified_builds++;
+			btjit_build_index.ix = ix;
 		}
 	}
-	return BTJIT_STOCK_BUILD(heap, index, indexInfo);
+
+	/*
+	 * The index stays findable for the load's key image comparisons
+	 * (btjit_build_index) until the server's build returns or fails.  Not
+	 * restored to an enclosing build's (an index expression's function
+	 * could build another): that state may have been invalidated
+	 * meanwhile, and without the entry the comparisons look the index up.
+	 */
+	PG_TRY();
+	{
+		result = BTJIT_STOCK_BUILD(heap, index, indexInfo);
+	}
+	PG_FINALLY();
+	{
+		memset(&btjit_build_index, 0, sizeof(btjit_build_index));
+	}
+	PG_END_TRY();
+	return result;
 }

@@ -15,9 +15,10 @@
  *
  * The slot table decides, without a hash probe: btbuild fills the slot of
  * an index it compiled for (build.c), and an insertion's search fills it
- * before its deduplication or split asks.  An index whose slot does not
- * hold it, or holds no compiled code, costs the server's function a slot
- * test.
+ * before its deduplication or split asks.  An index whose slot holds no
+ * compiled code costs the server's function a slot test.  A slot taken
+ * since by another relation is not a reason to compare with the server's
+ * code: btjit_keepnatts_index finds the index again.
  *
  *-------------------------------------------------------------------------
  */
@@ -47,6 +48,30 @@ static pg_noinline int btjit_verify_keepnatts(Relation rel,
 											  IndexTuple firstright,
 											  BtjitIndex *ix);
 
+/*
+ * The index's state when its slot holds another relation: a catalog index
+ * searched since the slot was filled may hash to the same slot (a build's
+ * sort looks up its support procedures after btbuild filled it).  The
+ * index a build is loading answers without a hash probe, also when it has
+ * no compiled code, so that a build of an index the module has not seen
+ * pays one comparison per tuple; any other index is looked up, and its
+ * slot refilled.
+ */
+static pg_noinline BtjitIndex *
+btjit_keepnatts_index(Relation rel)
+{
+	BtjitIndex *ix;
+
+	if (rel == btjit_build_index.rel &&
+		rel->rd_id == btjit_build_index.relid)
+		ix = btjit_build_index.ix;
+	else
+		ix = btjit_index_find(rel);
+	if (ix != NULL)
+		btjit_slot_fill(rel, ix);
+	return ix;
+}
+
 static int
 btjit_dispatch_keepnatts(Relation rel, IndexTuple lastleft,
 						 IndexTuple firstright)
@@ -58,6 +83,8 @@ btjit_dispatch_keepnatts(Relation rel, IndexTuple lastleft,
 		return BTJIT_STOCK_KEEPNATTS(rel, lastleft, firstright);
 	slot = btjit_slot_for(rel);
 	ix = btjit_slot_index(slot, rel);
+	if (unlikely(ix == NULL))
+		ix = btjit_keepnatts_index(rel);
 	if (ix == NULL || ix->fn == NULL)
 		return BTJIT_STOCK_KEEPNATTS(rel, lastleft, firstright);
 	if (likely(btjit_fast_ok))

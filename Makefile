@@ -23,7 +23,7 @@ TARGETS_OBJS = src/targets/binsrch.o src/targets/compare.o \
 	src/targets/insert.o src/targets/checkkeys.o src/targets/readpage.o \
 	src/targets/build.o src/targets/buildsort.o src/targets/keepnatts.o \
 	src/targets/descent.o src/targets/first.o src/targets/keybounds.o \
-	src/targets/gettuple.o
+	src/targets/gettuple.o src/targets/deform.o
 RUNTIME_OBJS = src/runtime/redirects.o src/runtime/dispatch.o \
 	src/runtime/blockhints.o src/runtime/jitcache.o src/runtime/keyshape.o \
 	src/runtime/recentbuf.o

@@ -25,8 +25,10 @@
 -- jit_row_steps (the steps of a scan from one item to the next on its leaf
 -- page, btgettuple, the module took), jit_tid_steps (on 15, 17 and 18, the
 -- same steps the module took where the executor asks for the row,
--- index_getnext_tid, without calling btgettuple) and the verified_ count of
--- each (of those, compared with the server's code under btree_jit.verify).
+-- index_getnext_tid, without calling btgettuple), jit_deforms (on 15, 17
+-- and 18, the index tuples of index-only scans whose columns the module
+-- took out, index_deform_tuple) and the verified_ count of each (of those,
+-- compared with the server's code under btree_jit.verify).
 --
 -- Each changed function has a C entry point of its own for 1.5, so that
 -- 1.4's definitions keep working with this module until the update.
@@ -74,7 +76,9 @@ CREATE FUNCTION btree_jit_index_stats(
     OUT jit_row_steps bigint,
     OUT verified_row_steps bigint,
     OUT jit_tid_steps bigint,
-    OUT verified_tid_steps bigint)
+    OUT verified_tid_steps bigint,
+    OUT jit_deforms bigint,
+    OUT verified_deforms bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_stats_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -127,7 +131,9 @@ CREATE FUNCTION btree_jit_index_counters(
     OUT jit_row_steps bigint,
     OUT verified_row_steps bigint,
     OUT jit_tid_steps bigint,
-    OUT verified_tid_steps bigint)
+    OUT verified_tid_steps bigint,
+    OUT jit_deforms bigint,
+    OUT verified_deforms bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'btree_jit_index_counters_1_5'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -178,6 +184,8 @@ CREATE VIEW btree_jit_indexes AS
          s.verified_row_steps,
          s.jit_tid_steps,
          s.verified_tid_steps,
+         s.jit_deforms,
+         s.verified_deforms,
          s.compiles,
          s.compile_failures,
          s.last_compile_ms,

@@ -14,8 +14,8 @@
 #    _bt_readpage, and _bt_keep_natts_fast, the descent's page reads
 #    (_bt_getroot, _bt_getbuf, _bt_relandgetbuf) and the descent
 #    (_bt_search) (up to 18), the scan start (_bt_first, 15 and 17) and the
-#    step from item to item (btgettuple, and index_getnext_tid up to 18)
-#    are left to the server with one
+#    step from item to item (btgettuple, and index_getnext_tid and
+#    index_deform_tuple_internal up to 18) are left to the server with one
 #    LOG line each, the
 #    status's reason says why, and an index's counters show compiled page
 #    searches but no compiled insertion search, check or leaf read.  If the
@@ -129,14 +129,14 @@ read -r searches inserts checks leafreads <<<"$counts"
 version_text=$(printf '%d.%d' $((server_num / 10000)) $((server_num % 10000)))
 for sym in _bt_binsrch_insert _bt_checkkeys _bt_readpage _bt_keep_natts_fast \
 	_bt_getroot _bt_getbuf _bt_relandgetbuf _bt_search _bt_first btgettuple \
-	index_getnext_tid; do
+	index_getnext_tid index_deform_tuple_internal; do
 	if [[ $host_major -ge 19 && $sym == _bt_checkkeys ]]; then
 		continue				# static in 19: part of the leaf read
 	fi
 	if [[ $host_major -ge 18 && $sym == _bt_first ]]; then
 		continue				# redirected on 15 and 17 only
 	fi
-	if [[ $host_major -ge 19 && $sym =~ ^(_bt_keep_natts_fast|_bt_getroot|_bt_getbuf|_bt_relandgetbuf|_bt_search|index_getnext_tid)$ ]]; then
+	if [[ $host_major -ge 19 && $sym =~ ^(_bt_keep_natts_fast|_bt_getroot|_bt_getbuf|_bt_relandgetbuf|_bt_search|index_getnext_tid|index_deform_tuple_internal)$ ]]; then
 		continue				# not redirected on 19 at all
 	fi
 	check "server: the LOG says $sym is left to release $version_text" \

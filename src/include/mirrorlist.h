@@ -25,8 +25,10 @@
  * arrays are added, _bt_metaversion's cached
  * answer, and the insertion key entry of index_getprocinfo,
  * ScanKeyEntryInitializeWithInfo and fmgr_info_copy), the step from item
- * to item btgettuple with _bt_next (and 18's _bt_returnitem), and what
- * index_getnext_tid does around it.  19's
+ * to item btgettuple with _bt_next (and 18's _bt_returnitem), what
+ * index_getnext_tid does around it, and index_deform_tuple's (and its
+ * internal function's) offsets and
+ * fetches for tuples without NULLs.  19's
  * sort source is not served here; there the layout's read-back at every
  * sort (targets/buildsort.c) is the only check.  A point
  * release that fixes a bug in one of them would be bypassed silently, so a
@@ -108,6 +110,8 @@ BTJIT_MIRROR(FIRST, 15, "src/backend/utils/fmgr/fmgr.c", "fmgr_info_copy", "8b27
 BTJIT_MIRROR(GETTUPLE, 15, "src/backend/access/nbtree/nbtree.c", "btgettuple", "cfb98b53fa1bab93")
 BTJIT_MIRROR(GETTUPLE, 15, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "fb7df404bd09897d")
 BTJIT_MIRROR(GETNEXT, 15, "src/backend/access/index/indexam.c", "index_getnext_tid", "3956c696d9419292")
+BTJIT_MIRROR(DEFORM, 15, "src/backend/access/common/indextuple.c", "index_deform_tuple", "7e1a3395af73482b")
+BTJIT_MIRROR(DEFORM, 15, "src/backend/access/common/indextuple.c", "index_deform_tuple_internal", "e64bad5f396975b4")
 BTJIT_CHECKED(15, 150018, "Debian 15.18-0+deb12u1 (bookworm)")
 BTJIT_CHECKED(15, 150019, "upstream 15.19 (postgresql-15_15.19.orig.tar.bz2 of bookworm-security; its .dsc is not served)")
 
@@ -155,6 +159,8 @@ BTJIT_MIRROR(FIRST, 17, "src/backend/utils/fmgr/fmgr.c", "fmgr_info_copy", "8b27
 BTJIT_MIRROR(GETTUPLE, 17, "src/backend/access/nbtree/nbtree.c", "btgettuple", "3c7dda2489c5669d")
 BTJIT_MIRROR(GETTUPLE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "fb7df404bd09897d")
 BTJIT_MIRROR(GETNEXT, 17, "src/backend/access/index/indexam.c", "index_getnext_tid", "3956c696d9419292")
+BTJIT_MIRROR(DEFORM, 17, "src/backend/access/common/indextuple.c", "index_deform_tuple", "7e1a3395af73482b")
+BTJIT_MIRROR(DEFORM, 17, "src/backend/access/common/indextuple.c", "index_deform_tuple_internal", "e64bad5f396975b4")
 BTJIT_CHECKED(17, 170011, "Debian 17.11-0+deb13u1 (trixie)")
 
 /* PostgreSQL 18 */
@@ -205,6 +211,8 @@ BTJIT_MIRROR(GETTUPLE, 18, "src/backend/access/nbtree/nbtree.c", "btgettuple", "
 BTJIT_MIRROR(GETTUPLE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_next", "9eed3b23c2a5227d")
 BTJIT_MIRROR(GETTUPLE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_returnitem", "f4615a2f224efe04")
 BTJIT_MIRROR(GETNEXT, 18, "src/backend/access/index/indexam.c", "index_getnext_tid", "3956c696d9419292")
+BTJIT_MIRROR(DEFORM, 18, "src/backend/access/common/indextuple.c", "index_deform_tuple", "7e1a3395af73482b")
+BTJIT_MIRROR(DEFORM, 18, "src/backend/access/common/indextuple.c", "index_deform_tuple_internal", "56ba5dac7b554a89")
 BTJIT_CHECKED(18, 180006, "Debian 18.6-3 (sid)")
 
 /*

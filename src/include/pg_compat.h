@@ -283,4 +283,12 @@ typedef Oid RelFileNumberCompat;
 #define BTJIT_GETNEXT_REDIRECTABLE 1
 #endif
 
+/*
+ * index_deform_tuple_internal, which an index-only scan's row is taken out
+ * of its tuple with (targets/deform.c): its source is at hand for 15 to 18.
+ */
+#if PG_VERSION_NUM < 190000
+#define BTJIT_DEFORM_REDIRECTABLE 1
+#endif
+
 #endif							/* BTREE_JIT_PG_COMPAT_H */

@@ -200,3 +200,15 @@ BTJIT_TARGET(GETNEXT, getnext, "index_getnext_tid", BTJIT_LOCATE_EXPORTED, GETTU
 			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, tid_steps,
 			 15, 18, BTJIT_RELEASES_CHECKED,
 			 "The executor asks for each row of an index scan through the server's index_getnext_tid, which calls btgettuple.")
+/*
+ * An index-only scan's row taken out of its tuple, 15 to 18:
+ * index_deform_tuple_internal (which index_deform_tuple calls, and which a
+ * link-time optimised executor calls directly), for a tuple without NULLs
+ * of the index the last step was taken in when every column of its tuples
+ * has a fixed width, at offsets worked out once per index.  Any other call
+ * is the server's.  19's indextuple.c is not at hand.
+ */
+BTJIT_TARGET(DEFORM, deform, "index_deform_tuple_internal", BTJIT_LOCATE_EXPORTED, GETTUPLE,
+			 NULL, NULL, NULL, NULL, BtjitNoEntryFn, deforms,
+			 15, 18, BTJIT_RELEASES_CHECKED,
+			 "Index-only scans take each row's columns out of its index tuple with the server's index_deform_tuple_internal.")

@@ -78,6 +78,23 @@ btjit_assign_verify(bool newval, void *extra)
 }
 
 /*
+ * The step's entry (runtime.h): the descriptor of an index whose tuples
+ * have every column at a fixed offset goes with it, for an index-only
+ * scan's deform of the tuple the step returns.
+ */
+void
+btjit_step_index_set(Relation rel, BtjitIndex *ix)
+{
+	btjit_step_index.rel = rel;
+	btjit_step_index.relid = rel->rd_id;
+	btjit_step_index.ix = ix;
+	btjit_step_index.fixed_desc =
+		ix->layout.kind == BTJIT_LAYOUT_FIXED &&
+		ix->layout.natts == RelationGetDescr(rel)->natts ?
+		RelationGetDescr(rel) : NULL;
+}
+
+/*
  * Relcache invalidation: empty the slots of the index (or every slot, for
  * InvalidOid), and the step's entry if it holds the index, so that its
  * next search opens it again (jitcache.c forgets its state in a callback

@@ -289,6 +289,7 @@ btjit_index_examine(Relation rel, BtjitIndex *ix, bool force)
 	ix->last_from_object_cache = code->from_object_cache;
 	ix->last_code_at = GetCurrentTimestamp();
 	btjit_set_code_present();
+	btjit_tuple_layout(RelationGetDescr(rel), &ix->layout);
 	ix->state = BTJIT_INDEX_JIT;
 	ix->code = code;
 	ix->fn = code->linked.search;

@@ -381,3 +381,50 @@ btjit_shape_signature_tiers(const BtjitShape *shape, const char *bcinfo,
 	strlcpy(buf, s.data, buflen);
 	pfree(s.data);
 }
+
+/*
+ * Where each column of the index's tuples lies when none is NULL, for the
+ * module's deform of an index-only scan's row (targets/deform.c): the
+ * offsets index_deform_tuple computes and caches (attcacheoff) for such a
+ * tuple, each column aligned by its type's alignment after the previous
+ * one.  A column of variable width (varlena, cstring) moves every column
+ * after it, so such an index is left to the server's function, as is a
+ * by-value width fetch_att would refuse.
+ */
+void
+btjit_tuple_layout(TupleDesc desc, BtjitTupleLayout *layout)
+{
+	int			offset = 0;
+
+	layout->kind = BTJIT_LAYOUT_VARIABLE;
+	layout->natts = desc->natts;
+	if (desc->natts < 1 || desc->natts > INDEX_MAX_KEYS)
+		return;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		BtjitColumnFetch fetch;
+
+		if (att->attlen <= 0)
+			return;
+		if (!att->attbyval)
+			fetch = BTJIT_FETCH_POINTER;
+		else if (att->attlen == sizeof(char))
+			fetch = BTJIT_FETCH_CHAR;
+		else if (att->attlen == sizeof(int16))
+			fetch = BTJIT_FETCH_INT16;
+		else if (att->attlen == sizeof(int32))
+			fetch = BTJIT_FETCH_INT32;
+		else if (att->attlen == sizeof(Datum))
+			fetch = BTJIT_FETCH_DATUM;
+		else
+			return;
+		offset = att_align_nominal(offset, att->attalign);
+		if (offset + att->attlen > INDEX_SIZE_MASK)
+			return;				/* no index tuple is that long */
+		layout->columns[i].offset = offset;
+		layout->columns[i].fetch = fetch;
+		offset += att->attlen;
+	}
+	layout->kind = BTJIT_LAYOUT_FIXED;
+}

@@ -248,9 +248,18 @@ typedef struct BtjitStepIndex
 	Relation	rel;
 	Oid			relid;
 	struct BtjitIndex *ix;
+	/*
+	 * rel's tuple descriptor when every column of its tuples is of fixed
+	 * width (ix->layout), else NULL: an index-only scan's row is taken out
+	 * of a tuple of the index with that descriptor (targets/deform.c)
+	 */
+	TupleDesc	fixed_desc;
 } BtjitStepIndex;
 
 extern BtjitStepIndex btjit_step_index;
+
+/* Make rel, with state ix (compiled code), the step's entry. */
+extern void btjit_step_index_set(Relation rel, struct BtjitIndex *ix);
 
 /*
  * The index a build is loading (targets/build.c), for as long as the
@@ -366,6 +375,44 @@ typedef enum BtjitIndexState
 								 * compiles its shape */
 } BtjitIndexState;
 
+/*
+ * How a column's value is fetched from its place in an index tuple: the
+ * by-value widths fetch_att knows, or a pointer into the tuple.
+ */
+typedef enum BtjitColumnFetch
+{
+	BTJIT_FETCH_CHAR,
+	BTJIT_FETCH_INT16,
+	BTJIT_FETCH_INT32,
+	BTJIT_FETCH_DATUM,
+	BTJIT_FETCH_POINTER
+} BtjitColumnFetch;
+
+typedef enum BtjitLayoutKind
+{
+	BTJIT_LAYOUT_UNKNOWN = 0,	/* not worked out (no compiled code yet) */
+	BTJIT_LAYOUT_FIXED,			/* every column at a fixed offset */
+	BTJIT_LAYOUT_VARIABLE		/* a column of variable width (or one
+								 * fetch_att does not fetch by value) */
+} BtjitLayoutKind;
+
+/*
+ * Where each column of an index's tuples lies when none is NULL: the same
+ * offsets index_deform_tuple caches in attcacheoff, from the columns'
+ * lengths and alignments alone when every column has a fixed width
+ * (keyshape.c).  Every column, INCLUDE columns too: the descriptor's.
+ */
+typedef struct BtjitTupleLayout
+{
+	BtjitLayoutKind kind;
+	int			natts;
+	struct
+	{
+		uint16		offset;		/* from the tuple's data */
+		uint8		fetch;		/* BtjitColumnFetch */
+	}			columns[INDEX_MAX_KEYS];
+} BtjitTupleLayout;
+
 typedef struct BtjitIndex
 {
 	Oid			indexrelid;		/* hash key */
@@ -377,6 +424,7 @@ typedef struct BtjitIndex
 	char		signature[BTJIT_SIGNATURE_LEN];
 	/* compiled code increments counts.jit_* and nothing else here */
 	BtjitIndexStats counts;
+	BtjitTupleLayout layout;	/* worked out when state becomes JIT */
 	double		last_compile_ms;	/* of the code it last received */
 	bool		last_from_object_cache;
 	TimestampTz last_code_at;	/* 0: never received code */
@@ -469,6 +517,7 @@ extern void btjit_slot_fill(Relation rel, BtjitIndex *ix);
 /* ---- Key shape (keyshape.c) ---- */
 extern bool btjit_shape_from_relation(Relation rel, BtjitShape *shape,
 									  BtjitWhy *why);
+extern void btjit_tuple_layout(TupleDesc desc, BtjitTupleLayout *layout);
 extern void btjit_shape_signature(const BtjitShape *shape, char *buf,
 								  size_t buflen);
 extern void btjit_shape_signature_tiers(const BtjitShape *shape,

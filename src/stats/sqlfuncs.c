@@ -61,7 +61,7 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 #define BTJIT_INDEX_STATS_COLS_1_3	16	/* + jit_checks, verified_checks */
 #define BTJIT_INDEX_STATS_COLS_1_4	20	/* + jit_leafreads, verified_leafreads,
 										 * stock_checks, stock_leafreads */
-#define BTJIT_INDEX_STATS_COLS_1_5	42	/* + jit_builds, verified_builds,
+#define BTJIT_INDEX_STATS_COLS_1_5	44	/* + jit_builds, verified_builds,
 										 * jit_build_compares,
 										 * verified_build_compares,
 										 * jit_build_presorts,
@@ -81,14 +81,16 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 										 * jit_row_steps,
 										 * verified_row_steps,
 										 * jit_tid_steps,
-										 * verified_tid_steps */
+										 * verified_tid_steps,
+										 * jit_deforms,
+										 * verified_deforms */
 #define BTJIT_COMPILE_COLS		4
 #define BTJIT_INDEX_COUNTERS_COLS	16	/* 1.1 */
 #define BTJIT_INDEX_COUNTERS_COLS_1_2	18	/* + jit_inserts, verified_inserts */
 #define BTJIT_INDEX_COUNTERS_COLS_1_3	20	/* + jit_checks, verified_checks */
 #define BTJIT_INDEX_COUNTERS_COLS_1_4	24	/* + jit_leafreads, verified_leafreads,
 											 * stock_checks, stock_leafreads */
-#define BTJIT_INDEX_COUNTERS_COLS_1_5	46	/* + jit_builds, verified_builds,
+#define BTJIT_INDEX_COUNTERS_COLS_1_5	48	/* + jit_builds, verified_builds,
 											 * jit_build_compares,
 											 * verified_build_compares,
 											 * jit_build_presorts,
@@ -108,7 +110,9 @@ PG_FUNCTION_INFO_V1(btree_jit_reset);
 											 * jit_row_steps,
 											 * verified_row_steps,
 											 * jit_tid_steps,
-											 * verified_tid_steps */
+											 * verified_tid_steps,
+											 * jit_deforms,
+											 * verified_deforms */
 #define BTJIT_STOCK_CALLS_COLS	5	/* 1.4 */
 #define BTJIT_INDEXES_INFO_COLS	4
 
@@ -150,6 +154,7 @@ static const size_t btjit_build_counts[] = {
 	BTJIT_COUNT(jit_scan_starts), BTJIT_COUNT(verified_scan_starts),
 	BTJIT_COUNT(jit_row_steps), BTJIT_COUNT(verified_row_steps),
 	BTJIT_COUNT(jit_tid_steps), BTJIT_COUNT(verified_tid_steps),
+	BTJIT_COUNT(jit_deforms), BTJIT_COUNT(verified_deforms),
 };
 
 /*

@@ -205,9 +205,7 @@ gettuple_index(Relation rel)
 
 	if (ix == NULL || ix->fn == NULL)
 		return NULL;
-	btjit_step_index.rel = rel;
-	btjit_step_index.relid = rel->rd_id;
-	btjit_step_index.ix = ix;
+	btjit_step_index_set(rel, ix);
 	return ix;
 }
 

@@ -10,6 +10,9 @@
  *					next on its page (15, 17, 18, 19); and index_getnext_tid:
  *					the same step where the executor asks for the row
  *					(15, 17, 18)
+ *	  deform.c		index_deform_tuple_internal: an index-only scan's row taken out
+ *					of a tuple whose columns all have a fixed width (15,
+ *					17, 18)
  *	  first.c		_bt_first: the start of a simple scan, on the descent
  *					and the leaf read below (15, 17, 18)
  *	  binsrch.c		_bt_binsrch: the page search of every descent

@@ -125,13 +125,13 @@ SELECT attname, format_type(atttypid, atttypmod)
  WHERE attrelid = 'btree_jit_indexes'::regclass AND attnum > 0
  ORDER BY attnum;
 
--- the per-index functions' number of columns and their last twenty-three:
+-- the per-index functions' number of columns and their last twenty-five:
 -- 1.5's after 1.4's stock_leafreads
 SELECT p.proname, array_length(p.proargnames, 1) AS columns, a.n, a.name
   FROM pg_proc p, unnest(p.proargnames) WITH ORDINALITY a(name, n)
  WHERE p.proname IN ('btree_jit_index_stats', 'btree_jit_index_counters')
    AND p.pronamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'btree_jit')
-   AND a.n > array_length(p.proargnames, 1) - 23
+   AND a.n > array_length(p.proargnames, 1) - 25
  ORDER BY p.proname, a.n;
 
 -- this session's searches are in the view once its transaction ended

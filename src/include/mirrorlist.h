@@ -6,7 +6,10 @@
  *	  source was checked to have the same fingerprints.
  *
  * The module carries its own versions of server code: the leaf read is a
- * reimplementation of _bt_readpage, the compiled check reproduces
+ * reimplementation of _bt_readpage (on 17 and 18 with
+ * _bt_tuple_before_array_skeys's answer for a tuple before an IN list's
+ * current elements, by _bt_compare_array_skey's comparison), the compiled
+ * check reproduces
  * _bt_checkkeys, the compiled insertion search _bt_binsrch_insert, the
  * build comparator comparetup_index_btree (and reads the private sort
  * state tuplesort_begin_index_btree and tuplesort_begin_batch build:
@@ -121,6 +124,8 @@ BTJIT_MIRROR(COMPARE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_compare"
 BTJIT_MIRROR(INSERT, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch_insert", "9c366da26d6481f4")
 BTJIT_MIRROR(CHECKKEYS, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_checkkeys", "3bec408a29e741ad")
 BTJIT_MIRROR(CHECKKEYS, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_check_compare", "cd39f7c59c7f301f")
+BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_tuple_before_array_skeys", "5317351ba03a0d84")
+BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtutils.c", "_bt_compare_array_skey", "cddd7f600986578a")
 BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_readpage", "fe1f7d26008dfd9a")
 BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_saveitem", "cbf003a1b20c4c7b")
 BTJIT_MIRROR(READPAGE, 17, "src/backend/access/nbtree/nbtsearch.c", "_bt_setuppostingitems", "cee75dba55e7f73b")
@@ -169,6 +174,8 @@ BTJIT_MIRROR(COMPARE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_compare"
 BTJIT_MIRROR(INSERT, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_binsrch_insert", "9c366da26d6481f4")
 BTJIT_MIRROR(CHECKKEYS, 18, "src/backend/access/nbtree/nbtutils.c", "_bt_checkkeys", "d64afe1f8122f37c")
 BTJIT_MIRROR(CHECKKEYS, 18, "src/backend/access/nbtree/nbtutils.c", "_bt_check_compare", "6efdfe461bcb6102")
+BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtutils.c", "_bt_tuple_before_array_skeys", "c6e5306123e908d8")
+BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtutils.c", "_bt_compare_array_skey", "226d7bc817d25200")
 BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_readpage", "c048beb0859f95a4")
 BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_saveitem", "cbf003a1b20c4c7b")
 BTJIT_MIRROR(READPAGE, 18, "src/backend/access/nbtree/nbtsearch.c", "_bt_setuppostingitems", "cee75dba55e7f73b")

@@ -54,23 +54,12 @@ const uint8 btjit_int_operators[BTJIT_INT_OPERATOR_OIDS] = {
 };
 #undef KEYBOUNDS_MEMBER
 
-/* A key's argument, as its operator's right argument of 2^shift bytes reads it */
-static inline int64
-keybounds_argument(Datum arg, int shift)
-{
-	if (shift == 2)
-		return DatumGetInt32(arg);
-	if (shift == 3)
-		return DatumGetInt64(arg);
-	return DatumGetInt16(arg);
-}
-
 /*
  * Where column attno is in a tuple without NULLs, from the end of its
  * IndexTupleData, or -1 when a column before it has no fixed length.
  */
-static int
-keybounds_offset(TupleDesc desc, AttrNumber attno)
+int
+btjit_column_offset(TupleDesc desc, AttrNumber attno)
 {
 	int			off = 0;
 
@@ -103,7 +92,7 @@ keybounds_column(Relation rel, AttrNumber attno, BtjitColumnBound *col)
 		return false;
 	if (attno > 1)
 	{
-		offset = keybounds_offset(desc, attno);
+		offset = btjit_column_offset(desc, attno);
 		if (offset < 0 || offset > PG_UINT16_MAX)
 			return false;
 	}
@@ -185,7 +174,7 @@ btjit_key_bounds(IndexScanDesc scan, ScanDirection dir, BtjitKeyBounds *bounds)
 		}
 		if (col->width != 1 << BTJIT_INT_OPERATOR_LEFT(opr))
 			return false;
-		a = keybounds_argument(sk->sk_argument, BTJIT_INT_OPERATOR_RIGHT(opr));
+		a = btjit_int_argument(sk->sk_argument, BTJIT_INT_OPERATOR_RIGHT(opr));
 		continues = (sk->sk_flags & required) == 0;
 		switch (BTJIT_INT_OPERATOR_OP(opr))
 		{

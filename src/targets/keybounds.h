@@ -52,6 +52,18 @@ typedef struct BtjitKeyBounds
 
 extern bool btjit_key_bounds(IndexScanDesc scan, ScanDirection dir,
 							 BtjitKeyBounds *bounds);
+extern int	btjit_column_offset(TupleDesc desc, AttrNumber attno);
+
+/* An integer argument of 2^shift bytes, widened */
+static inline int64
+btjit_int_argument(Datum arg, int shift)
+{
+	if (shift == 2)
+		return DatumGetInt32(arg);
+	if (shift == 3)
+		return DatumGetInt64(arg);
+	return DatumGetInt16(arg);
+}
 
 /*
  * The integer operators, by function OID (keybounds.c): the comparison in

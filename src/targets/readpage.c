@@ -15,7 +15,11 @@
  * leaf read"); only the calls are gone.  The dispatcher sends here every
  * scan without array keys, parallel ones included (the parallel protocol
  * stays the server's: the read only releases the next page as the
- * server's does).
+ * server's does), and scans with array keys: on 15 any, on 17 and 18
+ * serial ones whose every array is required (18: and no skip array),
+ * where the server's _bt_checkkeys advances the arrays and the walk passes
+ * over the tuples before their current elements itself (src/README,
+ * "Array keys in the leaf read").
  *
  * Where every key is a built-in integer comparison, a serial read tests
  * the tuples against the keys decoded once per page into one interval
@@ -46,6 +50,7 @@
 #include "access/relscan.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "utils/fmgroids.h"
 #include "utils/rel.h"
 
 #include "targets/keybounds.h"
@@ -486,6 +491,316 @@ leafread_arrays_decide(LeafreadPage *lp, IndexTuple itup, int tupnatts)
 		(lp->scan, lp->pstate, true, itup, tupnatts);
 }
 
+/* Where a tuple lies against the arrays' current elements (leafread_place) */
+typedef enum LeafreadArraysPlace
+{
+	LEAFREAD_TUPLE_BEFORE_ARRAYS,	/* before them: it fails, the scan goes
+									 * on, and the arrays stay */
+	LEAFREAD_TUPLE_NOT_BEFORE,	/* at or past them on the keys the test
+								 * takes: the arrays may advance */
+	LEAFREAD_TUPLE_UNDECIDED	/* a tuple with NULLs, or no key taken */
+} LeafreadArraysPlace;
+
+/* The = keys' flags the place test does not take (NULL, row, skip keys) */
+#if PG_VERSION_NUM >= 180000
+#define LEAFREAD_PLACE_UNTAKEN_FLAGS \
+	(SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER | SK_SEARCHNULL | \
+	 SK_SEARCHNOTNULL | SK_BT_SKIP | SK_BT_MINVAL | SK_BT_MAXVAL | \
+	 SK_BT_NEXT | SK_BT_PRIOR)
+#else
+#define LEAFREAD_PLACE_UNTAKEN_FLAGS \
+	(SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER | SK_SEARCHNULL | \
+	 SK_SEARCHNOTNULL)
+#endif
+
+/*
+ * One = key of the place test, prepared once for the tuples one search
+ * places.  A built-in integer ORDER procedure (same-type or cross-type)
+ * whose left type is the column's is compared inline: the column read at
+ * its offset in a tuple without NULLs (keybounds.h's, from the lengths and
+ * alignments of the columns before it), both values widened, which gives
+ * the procedure's sign.  Any other procedure is called as
+ * _bt_compare_array_skey calls it, the tuple's value on the left.
+ */
+typedef struct LeafreadPlaceKey
+{
+	ScanKey		key;
+	FmgrInfo   *orderproc;
+	int			offset;			/* in the tuple's data, when width != 0 */
+	int			width;			/* 2, 4 or 8: compared inline; 0: called */
+	bool		desc;			/* a DESC column: the sign inverted */
+	int64		arg;			/* the key's argument widened, when inline */
+} LeafreadPlaceKey;
+
+/*
+ * The keys the place test takes, from the page's first tested key (18:
+ * pstate->startikey) to the first it does not take, and whether it can
+ * place any tuple at all.
+ */
+typedef struct LeafreadPlaceKeys
+{
+	bool		usable;
+	bool		forward;
+	TupleDesc	tupdesc;
+	int			nkeys;
+	LeafreadPlaceKey keys[INDEX_MAX_KEYS];
+} LeafreadPlaceKeys;
+
+/*
+ * For a built-in integer ORDER procedure: log2 of the width of its left
+ * (the tuple's) and right (the argument's) type; false for any other.
+ */
+static bool
+leafread_integer_order(Oid proc, int *left_shift, int *right_shift)
+{
+	switch (proc)
+	{
+		case F_BTINT2CMP:
+			*left_shift = 1, *right_shift = 1;
+			return true;
+		case F_BTINT24CMP:
+			*left_shift = 1, *right_shift = 2;
+			return true;
+		case F_BTINT28CMP:
+			*left_shift = 1, *right_shift = 3;
+			return true;
+		case F_BTINT4CMP:
+			*left_shift = 2, *right_shift = 2;
+			return true;
+		case F_BTINT42CMP:
+			*left_shift = 2, *right_shift = 1;
+			return true;
+		case F_BTINT48CMP:
+			*left_shift = 2, *right_shift = 3;
+			return true;
+		case F_BTINT8CMP:
+			*left_shift = 3, *right_shift = 3;
+			return true;
+		case F_BTINT82CMP:
+			*left_shift = 3, *right_shift = 1;
+			return true;
+		case F_BTINT84CMP:
+			*left_shift = 3, *right_shift = 2;
+			return true;
+	}
+	return false;
+}
+
+/*
+ * 17 and 18, a scan with array keys: the keys by which a tuple is placed
+ * against the arrays' current elements.  Given a tuple before them, the
+ * server's _bt_checkkeys finds the key that fails (the first, from the
+ * page's first tested key on, that the tuple does not satisfy), asks
+ * _bt_tuple_before_array_skeys whether the tuple is still before that =
+ * key's element, and then fails the tuple and lets the scan go on,
+ * touching nothing but its look-ahead.  Where every key up to the failed
+ * one is a required = key (as an IN list's are), the place test finds
+ * that key and makes that comparison: each key passes exactly when its
+ * ORDER procedure says equal, as its = operator does in an operator
+ * family.  It takes no tuple on 17's prechecked page (whose required keys
+ * the server does not test) or in a scan behind its arrays (17 then
+ * checks the page's final tuple as well).  src/README, "Array keys in the
+ * leaf read".
+ */
+static void
+leafread_place_prepare(LeafreadPage *lp, LeafreadPlaceKeys *pk)
+{
+	BTScanOpaque so = lp->so;
+	int			ikey;
+
+	pk->forward = ScanDirectionIsForward(lp->dir);
+	pk->tupdesc = RelationGetDescr(lp->scan->indexRelation);
+	pk->nkeys = 0;
+#if PG_VERSION_NUM >= 180000
+	ikey = lp->pstate->startikey;
+	pk->usable = !so->scanBehind;
+#else
+	ikey = 0;
+	pk->usable = !so->scanBehind && !lp->pstate->prechecked;
+#endif
+	for (; pk->usable && ikey < so->numberOfKeys; ikey++)
+	{
+		ScanKey		key = &so->keyData[ikey];
+		FmgrInfo   *orderproc = &so->orderProcs[ikey];
+		LeafreadPlaceKey *k = &pk->keys[pk->nkeys];
+		int			left,
+					right;
+
+		if (key->sk_strategy != BTEqualStrategyNumber ||
+			(key->sk_flags & (SK_BT_REQFWD | SK_BT_REQBKWD)) !=
+			(SK_BT_REQFWD | SK_BT_REQBKWD) ||
+			(key->sk_flags & LEAFREAD_PLACE_UNTAKEN_FLAGS) != 0 ||
+			!OidIsValid(orderproc->fn_oid))
+			break;
+		k->key = key;
+		k->orderproc = orderproc;
+		k->desc = (key->sk_flags & SK_BT_DESC) != 0;
+		k->width = 0;
+		if (leafread_integer_order(orderproc->fn_oid, &left, &right))
+		{
+			Form_pg_attribute attr = TupleDescAttr(pk->tupdesc,
+												   key->sk_attno - 1);
+			int			offset = btjit_column_offset(pk->tupdesc,
+													 key->sk_attno);
+
+			if (offset >= 0 && attr->attbyval && attr->attlen == (1 << left))
+			{
+				k->width = 1 << left;
+				k->offset = offset;
+				k->arg = btjit_int_argument(key->sk_argument, right);
+			}
+		}
+		pk->nkeys++;
+	}
+}
+
+/*
+ * Whether itup is before the arrays' current elements, by usable keys: the
+ * first prepared key the tuple does not equal decides.  A tuple equal on
+ * every prepared key is not before them on those keys: it may pass, fail
+ * an inequality (where the server's test advances the arrays) or be before
+ * them on a later key the test does not take, which only makes the search
+ * of leafread_arrays_skip_before stop short of it.  Undecided: a tuple with
+ * NULLs, or no key taken.
+ */
+static pg_attribute_always_inline LeafreadArraysPlace
+leafread_place(const LeafreadPlaceKeys *pk, IndexTuple itup)
+{
+	const char *data = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
+
+	if (IndexTupleHasNulls(itup))
+		return LEAFREAD_TUPLE_UNDECIDED;
+	for (int i = 0; i < pk->nkeys; i++)
+	{
+		const LeafreadPlaceKey *k = &pk->keys[i];
+		int32		order;
+
+		if (likely(k->width == 4))
+		{
+			int64		value = *(const int32 *) (data + k->offset);
+
+			if (value == k->arg)
+				continue;
+			order = value < k->arg ? -1 : 1;
+		}
+		else if (k->width != 0)
+		{
+			int64		value = k->width == 8 ?
+				*(const int64 *) (data + k->offset) :
+				*(const int16 *) (data + k->offset);
+
+			order = (value > k->arg) - (value < k->arg);
+		}
+		else
+		{
+			bool		isnull;
+			Datum		datum = index_getattr(itup, k->key->sk_attno,
+											  pk->tupdesc, &isnull);
+
+			order = DatumGetInt32(FunctionCall2Coll(k->orderproc,
+													k->key->sk_collation,
+													datum,
+													k->key->sk_argument));
+		}
+		if (order == 0)
+			continue;
+		if (k->desc)
+			INVERT_COMPARE_RESULT(order);
+		if (pk->forward ? order < 0 : order > 0)
+			return LEAFREAD_TUPLE_BEFORE_ARRAYS;
+		return LEAFREAD_TUPLE_NOT_BEFORE;
+	}
+	return pk->nkeys > 0 ? LEAFREAD_TUPLE_NOT_BEFORE : LEAFREAD_TUPLE_UNDECIDED;
+}
+
+/*
+ * A tuple before the arrays' current elements: where the walk goes next.
+ * The page's tuples are in the order of the = keys' columns (the keys the
+ * place test takes are on the columns the index orders first, and a key
+ * before pstate->startikey has one value on the whole page), so the
+ * tuples before the elements come first in the scan's direction.  The
+ * first that is not is found by a search that doubles its step from the
+ * tuple and then bisects (an IN list's elements often lie a few tuples
+ * apart), and the walk moves to it through pstate->skip, as it does after
+ * the server's look-ahead, or past the page's end when every later tuple
+ * is before them.  Each tuple passed over would have failed with the scan
+ * going on, and changed nothing.  A tuple the test cannot place ends the
+ * search short of it: the walk moves past the last tuple known to be
+ * before.
+ */
+static void
+leafread_arrays_skip_before(LeafreadPage *lp, const LeafreadPlaceKeys *pk,
+							OffsetNumber offnum)
+{
+	int			dir = pk->forward ? 1 : -1;
+	int			before = offnum;
+	int			after = pk->forward ? lp->maxoff + 1 : lp->minoff - 1;
+	bool		galloping = true;
+	int			step = 1;
+	int			next;
+
+	while (abs(after - before) > 1)
+	{
+		int			probe;
+		LeafreadArraysPlace place;
+
+		if (galloping)
+		{
+			probe = before + dir * step;
+			if (abs(after - before) <= step)
+			{
+				galloping = false;
+				continue;
+			}
+			step *= 2;
+		}
+		else
+			probe = (before + after) / 2;
+		place = leafread_place(pk, (IndexTuple)
+							   PageGetItem(lp->page,
+										   PageGetItemId(lp->page, probe)));
+		if (place == LEAFREAD_TUPLE_BEFORE_ARRAYS)
+			before = probe;
+		else if (place == LEAFREAD_TUPLE_NOT_BEFORE)
+		{
+			after = probe;
+			galloping = false;
+		}
+		else
+			break;
+	}
+	if (before == offnum)
+		return;
+	/* past the page's end: the walk's loop ends there, as after its last */
+	next = before + dir;
+	if (next == InvalidOffsetNumber)
+		next = before;			/* backward past offset 1: test the last */
+	lp->pstate->skip = (OffsetNumber) next;
+}
+
+/*
+ * The server's _bt_checkkeys failed the tuple at pstate->offnum and let
+ * the scan go on.  Where it is before the arrays' current elements, the
+ * walk moves past the tuples after it that are too; where the place test
+ * cannot tell, the next tuples go to the server's test until one passes.
+ * A skip the server's look-ahead set stands.
+ */
+static pg_noinline void
+leafread_arrays_failed(LeafreadPage *lp, IndexTuple itup)
+{
+	LeafreadPlaceKeys pk;
+	LeafreadArraysPlace place;
+
+	if (OffsetNumberIsValid(lp->pstate->skip))
+		return;
+	leafread_place_prepare(lp, &pk);
+	place = pk.usable ? leafread_place(&pk, itup) : LEAFREAD_TUPLE_UNDECIDED;
+	if (place == LEAFREAD_TUPLE_BEFORE_ARRAYS)
+		leafread_arrays_skip_before(lp, &pk, lp->pstate->offnum);
+	else if (place == LEAFREAD_TUPLE_UNDECIDED)
+		lp->arrays_to_server = true;
+}
+
 /*
  * Where the server's decision moved the walk: the offset the walk's loop
  * steps from, so that its next step lands on pstate->skip, or offnum to go
@@ -507,11 +822,12 @@ leafread_arrays_skip(LeafreadPage *lp, OffsetNumber offnum, bool forward)
 /*
  * The test of a tuple in a scan with array keys: the compiled check, and
  * the server's _bt_checkkeys where it ends the scan.  When the server's
- * then finds the tuple before the arrays' current elements (it fails, and
- * the scan goes on), the tuples after it are most likely before them too:
- * they go straight to the server's test, which alone can say so, until
- * one passes.  Either test's answer is the server's (src/README, "Array
- * keys in the leaf read").
+ * then fails the tuple and lets the scan go on (the arrays advanced past
+ * it, or it is before their elements), the tuples after it are most
+ * likely before the elements too: leafread_arrays_failed moves the walk
+ * past those, or, where it cannot tell, they go straight to the server's
+ * test until one passes.  Every answer is the one the server's walk would
+ * give (src/README, "Array keys in the leaf read").
  */
 static pg_attribute_always_inline bool
 leafread_test_arrays(LeafreadPage *lp, IndexTuple itup)
@@ -530,7 +846,8 @@ leafread_test_arrays(LeafreadPage *lp, IndexTuple itup)
 	if (unlikely(!*lp->continuescan))
 	{
 		passes = leafread_arrays_decide(lp, itup, lp->natts);
-		lp->arrays_to_server = !passes && *lp->continuescan;
+		if (!passes && *lp->continuescan)
+			leafread_arrays_failed(lp, itup);
 	}
 	return passes;
 }

@@ -362,6 +362,84 @@ SELECT i.stock_checks + i.stock_leafreads = (SELECT sum(calls) FROM btree_jit_st
                                               WHERE c.indexrelid = i.indexrelid) AS totals_match
   FROM btree_jit_indexes i WHERE i.indexrelid = 'lrn_ab'::regclass;
 
+-- IN lists whose elements lie some twenty tuples apart (an IN list of a
+-- parent's keys on a (parent, child) index): from 17 on the arrays advance
+-- inside the read, and most tuples lie before the arrays' current
+-- elements.  The module places such a tuple itself where every key up to
+-- the failed one is a required = key, and moves past the tuples before the
+-- elements: the server's _bt_checkkeys is handed about one tuple per
+-- element here (where the arrays advance), not twenty.  Ascending and
+-- DESC columns, both directions, int2, int4 and int8 keys of the column's
+-- type and cross-type, and text (an ORDER procedure called, not compared
+-- inline); rows compared with the module off, under verify and without.
+CREATE TABLE lrin (a int4 NOT NULL, b int4 NOT NULL, c int8 NOT NULL,
+                   t text COLLATE "C" NOT NULL, s int2 NOT NULL);
+INSERT INTO lrin SELECT a, b, b * 3, lpad(b::text, 6, '0'), b
+  FROM generate_series(1, 3) a, generate_series(1, 4000) b;
+CREATE INDEX lrin_ab ON lrin (a, b);
+CREATE INDEX lrin_ac_desc ON lrin (a, c DESC);
+CREATE INDEX lrin_at ON lrin (a, t);
+CREATE INDEX lrin_as ON lrin (a, s);
+VACUUM ANALYZE lrin;
+CREATE TABLE lrin_queries (q text);
+INSERT INTO lrin_queries VALUES
+  ('SELECT a, b FROM lrin WHERE a = 2 AND b IN (' ||
+     (SELECT string_agg((i * 20)::text, ', ') FROM generate_series(1, 100) i) || ')'),
+  ('SELECT a, b FROM lrin WHERE a = 2 AND b = ANY (ARRAY[' ||
+     (SELECT string_agg((i * 37 + 5)::text, ', ') FROM generate_series(1, 90) i) ||
+     ']::int8[]) ORDER BY a DESC, b DESC'),
+  ('SELECT a, b FROM lrin WHERE a IN (1, 3) AND b = ANY (ARRAY[7, 700, 1400, 1401, 3999, 5000]) ORDER BY a, b'),
+  ('SELECT a, c FROM lrin WHERE a = 3 AND c IN (' ||
+     (SELECT string_agg((i * 60)::text, ', ') FROM generate_series(1, 150) i) || ')'),
+  ('SELECT a, c FROM lrin WHERE a = 3 AND c = ANY (ARRAY[' ||
+     (SELECT string_agg((i * 90)::text, ', ') FROM generate_series(1, 100) i) ||
+     ']::int4[]) ORDER BY a DESC, c'),
+  ('SELECT a, t FROM lrin WHERE a = 1 AND t IN (' ||
+     (SELECT string_agg(quote_literal(lpad((i * 25)::text, 6, '0')), ', ')
+        FROM generate_series(1, 120) i) || ')'),
+  ('SELECT a, t FROM lrin WHERE a = 1 AND t IN (' ||
+     (SELECT string_agg(quote_literal(lpad((i * 25)::text, 6, '0')), ', ')
+        FROM generate_series(1, 120) i) || ') ORDER BY a DESC, t DESC'),
+  ('SELECT a, s FROM lrin WHERE a = 2 AND s IN (' ||
+     (SELECT string_agg((i * 23)::text, ', ') FROM generate_series(1, 150) i) || ')'),
+  ('SELECT a, s FROM lrin WHERE a = 3 AND s = ANY (ARRAY[' ||
+     (SELECT string_agg((i * 41)::text, ', ') FROM generate_series(1, 80) i) ||
+     ']::int8[]) ORDER BY a DESC, s DESC'),
+  ('SELECT a, b FROM lrin WHERE a = 2 AND b IN (20, 40, 60) AND b > 30'),
+  ('SELECT count(*) FROM lrin WHERE a = 2 AND b IN (' ||
+     (SELECT string_agg((i * 20)::text, ', ') FROM generate_series(1, 100) i) || ')');
+SELECT * FROM lr_check(true, 'lrin_queries');
+SELECT * FROM lr_check(false, 'lrin_queries');
+-- the key checks handed to the server for array keys in one IN list of
+-- 100 elements over some 2,000 tuples
+CREATE FUNCTION lrin_array_handoffs() RETURNS bigint
+LANGUAGE sql AS $$
+    SELECT coalesce(sum(calls), 0)::bigint FROM btree_jit_stock_calls
+     WHERE indexrelid = 'lrin_ab'::regclass AND reason = 'array keys'
+       AND work = 'key check'
+$$;
+CREATE TEMP TABLE lrin_before AS
+  SELECT lrin_array_handoffs() AS handoffs,
+         (jit_counts('lrin_ab', 'checks')).jit AS checks,
+         (jit_counts('lrin_ab', 'leafreads')).jit AS leafreads;
+SELECT count(*) FROM lrin WHERE a = 2 AND b IN (
+  20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 220, 240, 260, 280, 300,
+  320, 340, 360, 380, 400, 420, 440, 460, 480, 500, 520, 540, 560, 580,
+  600, 620, 640, 660, 680, 700, 720, 740, 760, 780, 800, 820, 840, 860,
+  880, 900, 920, 940, 960, 980, 1000, 1020, 1040, 1060, 1080, 1100, 1120,
+  1140, 1160, 1180, 1200, 1220, 1240, 1260, 1280, 1300, 1320, 1340, 1360,
+  1380, 1400, 1420, 1440, 1460, 1480, 1500, 1520, 1540, 1560, 1580, 1600,
+  1620, 1640, 1660, 1680, 1700, 1720, 1740, 1760, 1780, 1800, 1820, 1840,
+  1860, 1880, 1900, 1920, 1940, 1960, 1980, 2000);
+SELECT CASE WHEN current_setting('server_version_num')::int BETWEEN 170000 AND 189999
+            THEN lrin_array_handoffs() - b.handoffs BETWEEN 1 AND 250 AND
+                 (jit_counts('lrin_ab', 'checks')).jit > b.checks AND
+                 (jit_counts('lrin_ab', 'leafreads')).jit > b.leafreads
+            ELSE true
+       END AS before_elements_told_by_module
+  FROM lrin_before b;
+DROP TABLE lrin_before;
+
 -- Long runs of a plain index scan (the heap's ctid asked for, so no
 -- index-only scan): the walk saves a run's TIDs in a loop of its own,
 -- which must take posting lists (a deduplicated index on a column of few
@@ -401,5 +479,6 @@ SELECT s.jit_leafreads > b.jit_leafreads AS read_by_module,
  WHERE s.indexrelid = 'lrp_k'::regclass;
 DROP TABLE lrp, lrp_queries, lrp_before;
 
-DROP TABLE lr, lr_queries, lrs, lrs_before, lrn;
+DROP TABLE lr, lr_queries, lrs, lrs_before, lrn, lrin, lrin_queries;
+DROP FUNCTION lrin_array_handoffs();
 DROP FUNCTION lr_check(boolean, text, boolean);

@@ -618,7 +618,13 @@ leafread_place_prepare(LeafreadPage *lp, LeafreadPlaceKeys *pk)
 	ikey = 0;
 	pk->usable = !so->scanBehind && !lp->pstate->prechecked;
 #endif
-	for (; pk->usable && ikey < so->numberOfKeys; ikey++)
+	/*
+	 * Preprocessing keeps = keys on one column that it cannot compare with
+	 * each other, so the keys are not bounded by the index's columns: take
+	 * at most INDEX_MAX_KEYS (a tuple equal on all of them is not placed).
+	 */
+	for (; pk->usable && ikey < so->numberOfKeys &&
+		 pk->nkeys < INDEX_MAX_KEYS; ikey++)
 	{
 		ScanKey		key = &so->keyData[ikey];
 		FmgrInfo   *orderproc = &so->orderProcs[ikey];

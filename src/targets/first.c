@@ -6,11 +6,12 @@
  *	  first item, on the module's descent and leaf read, with no call
  *	  through a redirect on the way.
  *
- * For a scan with one or more keys and nothing else (no array, row,
- * NULL or IS [NOT] NULL key, not parallel, on 18 no skip array; on 15 each
- * primitive scan of an array scan too, whose keys hold the arrays' current
- * elements) the module does what the server's _bt_first does, in the same
- * order: the key preprocessing (the module's where the outcome depends on
+ * For a scan with one or more keys and nothing else (no row, NULL or
+ * IS [NOT] NULL key, not parallel, on 18 no skip array), each primitive
+ * scan of an array scan included (15: its keys hold the arrays' current
+ * elements; 17, 18: the server preprocesses the arrays, the module starts
+ * them as _bt_first does) the module does what the server's _bt_first
+ * does, in the same order: the key preprocessing (the module's where the outcome depends on
  * the keys' kinds, not their values: per column one key or a lower and an
  * upper bound; else the server's _bt_preprocess_keys, which compares the
  * values of keys on one column), the choice of the keys the scan starts from
@@ -94,21 +95,15 @@ typedef struct FirstStart
 } FirstStart;
 
 /*
- * Key flags that make a scan one the module does not start.  15 starts
- * each primitive scan of an array scan (IN, = ANY) with the arrays'
- * current elements as ordinary keys, in a copy of the scan's keys
- * (so->arrayKeyData, which _bt_preprocess_keys reads instead): such a start
- * is the module's too.  From 17 on _bt_first starts the arrays themselves:
- * the server's.
+ * Key flags that make a scan one the module does not start.  An array
+ * scan's (IN, = ANY) primitive scans are the module's: 15 starts each with
+ * the arrays' current elements as ordinary keys, in a copy of the scan's
+ * keys (so->arrayKeyData, which _bt_preprocess_keys reads instead); from
+ * 17 on _bt_first sets the arrays up and starts them, and so does the
+ * module's start (first_run).
  */
-#if PG_VERSION_NUM < 170000
 #define FIRST_KEYS_LEFT_TO_SERVER \
 	(SK_ISNULL | SK_ROW_HEADER | SK_SEARCHNULL | SK_SEARCHNOTNULL)
-#else
-#define FIRST_KEYS_LEFT_TO_SERVER \
-	(SK_ISNULL | SK_ROW_HEADER | SK_SEARCHARRAY | SK_SEARCHNULL | \
-	 SK_SEARCHNOTNULL)
-#endif
 
 #ifdef BTJIT_SCAN_START_SKIP_ARRAYS
 /*
@@ -143,10 +138,7 @@ first_simple(IndexScanDesc scan)
 
 	if (scan->parallel_scan != NULL || scan->numberOfKeys < 1)
 		return false;
-#if PG_VERSION_NUM >= 170000
-	if (so->numArrayKeys != 0 || so->needPrimScan)
-		return false;
-#else
+#if PG_VERSION_NUM < 170000
 	/* an array with no element but NULLs: btgettuple never starts it */
 	if (so->numArrayKeys < 0)
 		return false;
@@ -436,8 +428,13 @@ static inline FirstPreprocess
 first_preprocess(IndexScanDesc scan, BTScanOpaque so)
 {
 #if PG_VERSION_NUM >= 170000
+	/* kept from the scan's first primitive scan (arrays) */
 	if (so->numberOfKeys > 0)
 		return FIRST_PREPROCESSED;
+	/* arrays are set up only by the server's preprocessing */
+	for (int i = 0; i < scan->numberOfKeys; i++)
+		if (scan->keyData[i].sk_flags & SK_SEARCHARRAY)
+			return FIRST_PREPROCESS_BY_SERVER;
 #endif
 	if (scan->numberOfKeys == 1)
 		return first_preprocess_one(scan, so);
@@ -704,12 +701,27 @@ first_insertion_key(Relation rel, const FirstStart *start, BTScanInsert key)
 	return true;
 }
 
-/* The scan's direction, and no items killed or marked yet. */
+/*
+ * The scan's direction, and no items killed or marked yet.  A primitive
+ * scan after the first (17, 18: the arrays asked for one) may go on in
+ * both directions.
+ */
 static inline void
 first_position_begin(BTScanOpaque so, ScanDirection dir)
 {
-	so->currPos.moreLeft = !ScanDirectionIsForward(dir);
-	so->currPos.moreRight = ScanDirectionIsForward(dir);
+#if PG_VERSION_NUM >= 170000
+	if (so->needPrimScan)
+	{
+		so->currPos.moreLeft = true;
+		so->currPos.moreRight = true;
+		so->needPrimScan = false;
+	}
+	else
+#endif
+	{
+		so->currPos.moreLeft = !ScanDirectionIsForward(dir);
+		so->currPos.moreRight = ScanDirectionIsForward(dir);
+	}
 	so->numKilled = 0;
 	so->markItemIndex = -1;
 }
@@ -818,16 +830,30 @@ first_run(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc,
 			break;
 		case FIRST_PREPROCESS_BY_SERVER:
 			_bt_preprocess_keys(scan);
-#ifdef BTJIT_SCAN_START_SKIP_ARRAYS
-			/* (first_skips_columns() saw to it that no skip array was added) */
-			if (unlikely(so->numArrayKeys != 0))
-				return FIRST_SERVER;
-#endif
 			break;
 		case FIRST_PREPROCESS_REFUSED:
 			return FIRST_SERVER;
 	}
-	if (!so->qual_ok || !first_choose(so, dir, &start) ||
+	if (!so->qual_ok)
+		return FIRST_SERVER;
+#if PG_VERSION_NUM >= 170000
+	if (so->numArrayKeys != 0)
+	{
+#ifdef BTJIT_SCAN_START_SKIP_ARRAYS
+		/* (first_skips_columns() saw to it that no skip array was added) */
+		if (unlikely(so->skipScan))
+			return FIRST_SERVER;
+#endif
+
+		/*
+		 * The arrays' first elements, on the first primitive scan only.  A
+		 * start left to the server after this starts them again, the same.
+		 */
+		if (!so->needPrimScan)
+			_bt_start_array_keys(scan, dir);
+	}
+#endif
+	if (!first_choose(so, dir, &start) ||
 		!first_insertion_key(rel, &start, &key))
 		return FIRST_SERVER;
 	if (count)
@@ -1041,6 +1067,64 @@ first_verify_server(IndexScanDesc scan, ScanDirection dir, BtjitIndex *ix,
 	return found;
 }
 
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+/*
+ * 17 and 18: the array state the three starts of a primitive scan of an
+ * array scan begin from.  The first primitive scan has no arrays before
+ * the server's start has preprocessed the keys (each start sets the
+ * arrays to their first elements, and only the flags need putting back);
+ * a later one begins from the elements the last read advanced to.
+ */
+typedef struct FirstArrays
+{
+	bool		kept;			/* the keys and elements were saved */
+	BtjitArrayState state;
+} FirstArrays;
+
+static void
+first_arrays_take(BTScanOpaque so, FirstArrays *a)
+{
+	a->kept = so->numberOfKeys > 0 && so->numArrayKeys > 0;
+	if (a->kept)
+		btjit_array_state_save(so, &a->state);
+	else
+	{
+		a->state.needPrimScan = so->needPrimScan;
+		a->state.scanBehind = so->scanBehind;
+#if PG_VERSION_NUM >= 180000
+		a->state.oppositeDirCheck = so->oppositeDirCheck;
+#endif
+	}
+}
+
+static void
+first_arrays_restore(BTScanOpaque so, const FirstArrays *a)
+{
+	if (a->kept)
+		btjit_array_state_restore(so, &a->state);
+	else
+	{
+		so->needPrimScan = a->state.needPrimScan;
+		so->scanBehind = a->state.scanBehind;
+#if PG_VERSION_NUM >= 180000
+		so->oppositeDirCheck = a->state.oppositeDirCheck;
+#endif
+	}
+}
+#endif
+
+/* Whether the scan has array keys (17, 18: the module's start takes them) */
+static inline bool
+first_has_arrays(IndexScanDesc scan)
+{
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	for (int i = 0; i < scan->numberOfKeys; i++)
+		if (scan->keyData[i].sk_flags & SK_SEARCHARRAY)
+			return true;
+#endif
+	return false;
+}
+
 static pg_noinline bool
 first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
 {
@@ -1050,33 +1134,63 @@ first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
 				server1,
 				module,
 				server2;
-	FirstKeys	server_keys;
+	FirstKeys	server_keys = {0};
 	BtjitIndexStats counts;
 	FirstOutcome outcome;
 	const char *difference = NULL;
+	bool		arrays = first_has_arrays(scan);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	FirstArrays arrays_before = {0};
+	BtjitArrayState arrays_module = {0};
+#endif
 
 	first_result_init(scan, &before);
 	first_result_init(scan, &server1);
 	first_result_init(scan, &module);
 	first_result_init(scan, &server2);
 	first_result_take(scan, false, &before);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	if (arrays)
+		first_arrays_take(so, &arrays_before);
+#endif
 
 	(void) first_verify_server(scan, dir, ix, &before, &server1, true);
-	first_keys_take(scan, &server_keys);
 	counts = ix->counts;
-	/* the module's preprocessing (17: not the server's kept from S1) */
-	so->numberOfKeys = 0;
-	if (first_preprocess(scan, so) == FIRST_PREPROCESSED &&
-		first_keys_differ(scan, &server_keys))
-		difference = "the preprocessed scan keys";
+	if (!arrays)
+	{
+		/* the module's preprocessing (17: not the server's kept from S1) */
+		first_keys_take(scan, &server_keys);
+		so->numberOfKeys = 0;
+		if (first_preprocess(scan, so) == FIRST_PREPROCESSED &&
+			first_keys_differ(scan, &server_keys))
+			difference = "the preprocessed scan keys";
+	}
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+
+	/*
+	 * An array scan's keys are the server's preprocessing's, kept from S1
+	 * (redone, it would free the arrays S1 set up)
+	 */
+	else
+		first_arrays_restore(so, &arrays_before);
+#endif
 	outcome = first_run(scan, dir, dc, false);
 	if (outcome != FIRST_SERVER)
 	{
 		first_result_take(scan, outcome == FIRST_FOUND, &module);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+		if (arrays)
+			btjit_array_state_save(so, &arrays_module);
+#endif
 		first_rewind(scan, &before);
 	}
 	/* the server's second start from the server's keys */
-	first_keys_restore(scan, &server_keys);
+	if (!arrays)
+		first_keys_restore(scan, &server_keys);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	else
+		first_arrays_restore(so, &arrays_before);
+#endif
 	ix->counts = counts;
 	(void) first_verify_server(scan, dir, ix, &before, &server2, false);
 
@@ -1087,6 +1201,10 @@ first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
 		{
 			ix->counts.verified_scan_starts++;
 			difference = first_difference(scan, &module, &server2);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+			if (difference == NULL && arrays)
+				difference = btjit_array_state_difference(so, &arrays_module);
+#endif
 		}
 	}
 	if (unlikely(difference != NULL))
@@ -1094,18 +1212,24 @@ first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("btree_jit: the scan start in index \"%s\" differs from the server's _bt_first",
 						RelationGetRelationName(scan->indexRelation)),
-				 errdetail("They differ in %s: the module's start %s, the server's %s; %d scan keys, %s scan.",
+				 errdetail("They differ in %s: the module's start %s, the server's %s; %d scan keys, %s scan%s.",
 						   difference,
 						   module.found ? "found an item" : "found none",
 						   server2.found ? "found an item" : "found none",
 						   scan->numberOfKeys,
-						   ScanDirectionIsForward(dir) ? "forward" : "backward"),
+						   ScanDirectionIsForward(dir) ? "forward" : "backward",
+						   arrays ? ", with array keys" : ""),
 				 errhint(BTJIT_VERIFY_HINT)));
 	first_result_free(&before);
 	first_result_free(&server1);
 	first_result_free(&module);
 	first_result_free(&server2);
-	pfree(server_keys.keys);
+	if (server_keys.keys != NULL)
+		pfree(server_keys.keys);
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	btjit_array_state_free(&arrays_before.state);
+	btjit_array_state_free(&arrays_module);
+#endif
 	return server2.found;
 }
 

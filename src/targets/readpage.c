@@ -1820,23 +1820,12 @@ leafread_dead_items(Page page)
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 /*
  * 17 and 18: what a read of a scan with array keys may change besides the
- * position, through the server's _bt_checkkeys: the keys' current
- * elements, the arrays' positions, and the flags for the next primitive
- * scan.  verify puts them back between its two reads and compares them.
+ * position, through the server's _bt_checkkeys (targets.h's
+ * BtjitArrayState).  verify puts it back between its runs and compares it;
+ * first.c's verify too, around its starts of a primitive scan.
  */
-typedef struct LeafreadArrays
-{
-	ScanKeyData *keys;
-	int		   *cur_elem;
-	bool		needPrimScan;
-	bool		scanBehind;
-#if PG_VERSION_NUM >= 180000
-	bool		oppositeDirCheck;
-#endif
-} LeafreadArrays;
-
-static void
-leafread_arrays_save(BTScanOpaque so, LeafreadArrays *a)
+void
+btjit_array_state_save(BTScanOpaque so, BtjitArrayState *a)
 {
 	if (a->keys == NULL)
 	{
@@ -1853,8 +1842,8 @@ leafread_arrays_save(BTScanOpaque so, LeafreadArrays *a)
 #endif
 }
 
-static void
-leafread_arrays_restore(BTScanOpaque so, const LeafreadArrays *a)
+void
+btjit_array_state_restore(BTScanOpaque so, const BtjitArrayState *a)
 {
 	memcpy(so->keyData, a->keys, sizeof(ScanKeyData) * so->numberOfKeys);
 	for (int i = 0; i < so->numArrayKeys; i++)
@@ -1866,9 +1855,21 @@ leafread_arrays_restore(BTScanOpaque so, const LeafreadArrays *a)
 #endif
 }
 
-/* The first of those that differs between the scan and 'ours', or NULL */
-static const char *
-leafread_arrays_difference(BTScanOpaque so, const LeafreadArrays *ours)
+void
+btjit_array_state_free(BtjitArrayState *a)
+{
+	if (a->keys != NULL)
+	{
+		pfree(a->keys);
+		pfree(a->cur_elem);
+		a->keys = NULL;
+		a->cur_elem = NULL;
+	}
+}
+
+/* The first part of it that differs between the scan and 'ours', or NULL */
+const char *
+btjit_array_state_difference(BTScanOpaque so, const BtjitArrayState *ours)
 {
 	for (int i = 0; i < so->numArrayKeys; i++)
 		if (so->arrayKeys[i].cur_elem != ours->cur_elem[i])
@@ -1900,7 +1901,7 @@ typedef struct LeafreadScanState
 	BTScanPosData pos;
 	char	   *tuples;			/* a copy of so->currTuples, or NULL */
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-	LeafreadArrays arrays;
+	BtjitArrayState arrays;
 #endif
 } LeafreadScanState;
 
@@ -1920,11 +1921,7 @@ leafread_state_free(LeafreadScanState *st)
 	if (st->tuples)
 		pfree(st->tuples);
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-	if (st->arrays.keys)
-	{
-		pfree(st->arrays.keys);
-		pfree(st->arrays.cur_elem);
-	}
+	btjit_array_state_free(&st->arrays);
 #endif
 	pfree(st);
 }
@@ -1937,7 +1934,7 @@ leafread_state_save(BTScanOpaque so, LeafreadScanState *st)
 		memcpy(st->tuples, so->currTuples, BLCKSZ);
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	if (so->numArrayKeys != 0)
-		leafread_arrays_save(so, &st->arrays);
+		btjit_array_state_save(so, &st->arrays);
 #endif
 }
 
@@ -1949,7 +1946,7 @@ leafread_state_restore(BTScanOpaque so, const LeafreadScanState *st)
 		memcpy(so->currTuples, st->tuples, BLCKSZ);
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	if (so->numArrayKeys != 0)
-		leafread_arrays_restore(so, &st->arrays);
+		btjit_array_state_restore(so, &st->arrays);
 #endif
 }
 
@@ -1964,7 +1961,7 @@ leafread_state_difference(BTScanOpaque so, const LeafreadScanState *ours)
 
 #ifdef BTJIT_READPAGE_ARRAY_HANDOFF
 	if (difference == NULL && so->numArrayKeys != 0)
-		difference = leafread_arrays_difference(so, &ours->arrays);
+		difference = btjit_array_state_difference(so, &ours->arrays);
 #endif
 	return difference;
 }
@@ -2220,8 +2217,8 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 }
 
 /*
- * The leaf read of the page a simple scan (no array keys, not parallel)
- * of index ix starts on (first.c), as _bt_first calls _bt_readpage
+ * The leaf read of the page a simple scan (not parallel; on 17 and 18 with
+ * or without array keys) of index ix starts on (first.c), as _bt_first calls _bt_readpage
  * (firstPage true from 17 on): the module's read at once, the dispatcher
  * when verifying or when the index has no compiled check.
  */
@@ -2231,6 +2228,17 @@ btjit_readpage_first(IndexScanDesc scan, ScanDirection dir,
 {
 	BtjitCheckEntryFn check = btjit_entry_CHECKKEYS(ix->entries);
 
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	/* 17, 18: a primitive scan of a scan with array keys */
+	if (((BTScanOpaque) scan->opaque)->numArrayKeys != 0)
+	{
+		if (likely(check != NULL && btjit_fast_ok) &&
+			leafread_takes_arrays(scan))
+			return btjit_leafread_arrays(scan, dir, offnum, true, check,
+										 &ix->counts);
+		return btjit_dispatch_readpage(scan, dir, offnum, true);
+	}
+#endif
 #ifdef BTJIT_READPAGE_FIRSTPAGE
 	if (likely(check != NULL && btjit_fast_ok))
 		return btjit_leafread_serial(scan, dir, offnum, true, check,

@@ -120,6 +120,33 @@ extern const char *btjit_scanpos_difference(const BTScanPosData *a,
 											const char *tuples_a,
 											const char *tuples_b);
 
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+/*
+ * 17 and 18: a scan's array state, which the server's _bt_checkkeys and
+ * _bt_start_array_keys change (the keys' current elements, the arrays'
+ * positions, the flags for the next primitive scan): saved, put back and
+ * compared by the verify routines of the leaf read and of the scan start
+ * (readpage.c).  keys NULL: nothing saved yet.
+ */
+typedef struct BtjitArrayState
+{
+	ScanKeyData *keys;
+	int		   *cur_elem;
+	bool		needPrimScan;
+	bool		scanBehind;
+#if PG_VERSION_NUM >= 180000
+	bool		oppositeDirCheck;
+#endif
+} BtjitArrayState;
+
+extern void btjit_array_state_save(BTScanOpaque so, BtjitArrayState *a);
+extern void btjit_array_state_restore(BTScanOpaque so,
+									  const BtjitArrayState *a);
+extern void btjit_array_state_free(BtjitArrayState *a);
+extern const char *btjit_array_state_difference(BTScanOpaque so,
+												const BtjitArrayState *ours);
+#endif
+
 /* btree_jit.build_compile_rows (build.c) */
 extern int	btjit_build_compile_rows;
 

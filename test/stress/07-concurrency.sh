@@ -159,6 +159,9 @@ for f in reader1 reader2 preader writer1 writer2 ddl; do
 		else
 			cls["UNEXPECTED ${code:-?}"]=$((${cls["UNEXPECTED ${code:-?}"]:-0} + 1))
 			unexpected+="$f: $line"$'\n'
+			# psql -v VERBOSITY=verbose prints the error's DETAIL next
+			detail=$(grep -F -A 3 -- "$line" "$work/$f.out" | grep -m 1 'DETAIL:' || true)
+			[[ -z $detail ]] || unexpected+="$f:   $detail"$'\n'
 		fi
 	done < <(grep -E 'ERROR:|FATAL:|PANIC:|server closed|WARNING:' "$work/$f.out" | grep -v 'WARNING:  MISMATCH' || true)
 done
@@ -189,7 +192,7 @@ expect_eq "concurrency: btree_jit.enabled after ROLLBACK / COMMIT / ROLLBACK TO 
 if [[ -z $unexpected ]]; then
 	ok "concurrency: no unexpected errors"
 else
-	bad "concurrency: unexpected errors" "$(head -n 10 <<<"$unexpected")"
+	bad "concurrency: unexpected errors" "$(head -n 20 <<<"$unexpected")"
 fi
 expect_eq "pgbench -S -M prepared during DDL: exit status" "$pgb_rc" 0
 check "pgbench: no failed transactions" grep -q 'number of failed transactions: 0 ' "$work/pgbench.out"

@@ -11,11 +11,11 @@
  * scan of an array scan included (15: its keys hold the arrays' current
  * elements; 17, 18: the server preprocesses the arrays, the module starts
  * them as _bt_first does) the module does what the server's _bt_first
- * does, in the same order: the key preprocessing (the module's where the outcome depends on
- * the keys' kinds, not their values: per column one key or a lower and an
- * upper bound; else the server's _bt_preprocess_keys, which compares the
- * values of keys on one column), the choice of the keys the scan starts from
- * (each column's = key, else its bound on the side the scan starts from,
+ * does, in the same order: the key preprocessing (the module's where the
+ * outcome depends on the keys' kinds, not their values: per column one
+ * key or a lower and an upper bound; else the server's
+ * _bt_preprocess_keys, which compares the values of keys on one column),
+ * the choice of the keys the scan starts from (each column's = key, else its bound on the side the scan starts from,
  * column by column while they are =), the insertion scan key built from
  * them, the index scan counted, the descent (targets/descent.c, with no
  * stack: the server's frees it unread), the predicate lock of the leaf
@@ -130,6 +130,18 @@ first_skips_columns(IndexScanDesc scan)
 	return false;
 }
 #endif
+
+/* Whether the scan has array keys (17, 18: the module's start takes them) */
+static inline bool
+first_has_arrays(IndexScanDesc scan)
+{
+#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
+	for (int i = 0; i < scan->numberOfKeys; i++)
+		if (scan->keyData[i].sk_flags & SK_SEARCHARRAY)
+			return true;
+#endif
+	return false;
+}
 
 static inline bool
 first_simple(IndexScanDesc scan)
@@ -432,9 +444,8 @@ first_preprocess(IndexScanDesc scan, BTScanOpaque so)
 	if (so->numberOfKeys > 0)
 		return FIRST_PREPROCESSED;
 	/* arrays are set up only by the server's preprocessing */
-	for (int i = 0; i < scan->numberOfKeys; i++)
-		if (scan->keyData[i].sk_flags & SK_SEARCHARRAY)
-			return FIRST_PREPROCESS_BY_SERVER;
+	if (first_has_arrays(scan))
+		return FIRST_PREPROCESS_BY_SERVER;
 #endif
 	if (scan->numberOfKeys == 1)
 		return first_preprocess_one(scan, so);
@@ -1112,18 +1123,6 @@ first_arrays_restore(BTScanOpaque so, const FirstArrays *a)
 	}
 }
 #endif
-
-/* Whether the scan has array keys (17, 18: the module's start takes them) */
-static inline bool
-first_has_arrays(IndexScanDesc scan)
-{
-#ifdef BTJIT_READPAGE_ARRAY_HANDOFF
-	for (int i = 0; i < scan->numberOfKeys; i++)
-		if (scan->keyData[i].sk_flags & SK_SEARCHARRAY)
-			return true;
-#endif
-	return false;
-}
 
 static pg_noinline bool
 first_verify(IndexScanDesc scan, ScanDirection dir, const BtjitDescentCode *dc)

@@ -2218,8 +2218,8 @@ btjit_dispatch_readpage(IndexScanDesc scan, ScanDirection dir, uint32 offnum)
 
 /*
  * The leaf read of the page a simple scan (not parallel; on 17 and 18 with
- * or without array keys) of index ix starts on (first.c), as _bt_first calls _bt_readpage
- * (firstPage true from 17 on): the module's read at once, the dispatcher
+ * or without array keys) of index ix starts on (first.c), as _bt_first
+ * calls _bt_readpage (firstPage true from 17 on): the module's read at once, the dispatcher
  * when verifying or when the index has no compiled check.
  */
 bool

@@ -15,8 +15,9 @@
  * outcome depends on the keys' kinds, not their values: per column one
  * key or a lower and an upper bound; else the server's
  * _bt_preprocess_keys, which compares the values of keys on one column),
- * the choice of the keys the scan starts from (each column's = key, else its bound on the side the scan starts from,
- * column by column while they are =), the insertion scan key built from
+ * the choice of the keys the scan starts from (each column's = key, else
+ * its bound on the side the scan starts from, column by column while they
+ * are =), the insertion scan key built from
  * them, the index scan counted, the descent (targets/descent.c, with no
  * stack: the server's frees it unread), the predicate lock of the leaf
  * (18: the leaf read's), the leaf's page search (compiled, called
